@@ -1,0 +1,3 @@
+//! Detectors as data: the spec read from `detectors/*.yaml`.
+
+pub mod rule;

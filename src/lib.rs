@@ -1,0 +1,9 @@
+//! guard: one hook binary for every coding agent.
+//!
+//! Agent payload → [`adapter`] → [`event::Event`] → [`engine`] (Layer 1
+//! keywords and patterns, Layer 2 judge) → [`verdict::Verdict`] → adapter
+//! output. `docs/architecture.md` maps each part to its module.
+
+pub mod detector;
+pub mod event;
+pub mod verdict;
