@@ -6,4 +6,5 @@
 
 pub mod detector;
 pub mod event;
+pub mod shell;
 pub mod verdict;

@@ -1,3 +1,166 @@
-//! Detectors as data: the spec read from `detectors/*.yaml`.
+//! Detectors as data: the spec read from `detectors/*.yaml` (built in) or from
+//! a user's file.
+//!
+//! A detector names the event kinds it applies to, its Layer-1 keywords,
+//! signal and bypass patterns (or shell rules for command detectors), and its
+//! judge prompt with the fields the judge must return and the decision rule
+//! that turns them into a violation. Adding a detector is adding a file.
 
 pub mod rule;
+
+use crate::event::EventKind;
+use crate::verdict::Decision;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+pub use rule::{Rule, RuleError};
+
+/// One detector, as written in its YAML file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectorSpec {
+    /// Unique name, e.g. `commit-before-verification`.
+    pub name: String,
+    /// One line for humans.
+    #[serde(default)]
+    pub description: String,
+    /// The event kinds it applies to.
+    pub events: Vec<EventKind>,
+    /// For tool events: the canonical tool names it applies to (empty = all).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// Layer-1 keywords (case-insensitive substrings). Only a detector with a
+    /// keyword hit runs its patterns.
+    pub keywords: Vec<String>,
+    /// Signal patterns: a match makes Layer 1 a hit.
+    #[serde(default)]
+    pub signals: Vec<PatternSpec>,
+    /// Bypass patterns: a match makes a hit a clear allow, with no judge.
+    #[serde(default)]
+    pub bypasses: Vec<PatternSpec>,
+    /// Shell rules, for detectors of shell commands (used instead of signals).
+    #[serde(default)]
+    pub shell: Option<crate::shell::ShellRules>,
+    /// The judge's part. Without it a hit is decided by the failure policy.
+    #[serde(default)]
+    pub judge: Option<JudgeSpec>,
+    /// What a violation becomes: `block` (turn ends), `deny` or `ask` (gates).
+    #[serde(default)]
+    pub on_violation: Option<Decision>,
+    /// The message sent to the agent on a violation. `{judge_reason}` is
+    /// replaced by the judge's `reason` field when it gave one.
+    pub reason: String,
+}
+
+/// A named regular expression (case-insensitive; `.` does not cross lines).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatternSpec {
+    /// Stable id, shown by `guard check` and logged.
+    pub id: String,
+    /// The regex (Rust `regex` syntax).
+    pub pattern: String,
+}
+
+/// What the judge is asked and how its answer is read.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeSpec {
+    /// Bump when the prompt changes in meaning: it keys the verdict cache.
+    #[serde(default = "one")]
+    pub version: u32,
+    /// The detector's prompt (the envelope adds the preamble and the text).
+    pub prompt: String,
+    /// The fields of the judge's JSON answer, in order.
+    pub fields: Vec<FieldSpec>,
+    /// The decision rule over the fields (see [`rule`]).
+    pub violation: String,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The type of a judge field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    /// `true` or `false` (null counts as missing).
+    Boolean,
+    /// A string.
+    String,
+    /// A number.
+    Number,
+}
+
+/// One field of the judge's answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldSpec {
+    /// The JSON key.
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: FieldType,
+    /// A required field that is missing or null makes the judgment fail.
+    /// An optional one that is missing is left to the decision rule.
+    #[serde(default)]
+    pub required: bool,
+    /// What it means, with examples: the judge reads it.
+    #[serde(default)]
+    pub description: String,
+}
+
+impl JudgeSpec {
+    /// Checks a judge's answer against the fields: required ones present and
+    /// non-null, every present one of the declared type. Unknown keys are kept.
+    pub fn check_answer(&self, answer: &Map<String, Value>) -> Result<(), String> {
+        for field in &self.fields {
+            match answer.get(&field.name) {
+                None | Some(Value::Null) if field.required => {
+                    return Err(format!("required field `{}` is missing", field.name));
+                }
+                None | Some(Value::Null) => {}
+                Some(v) => {
+                    let ok = match field.kind {
+                        FieldType::Boolean => v.is_boolean(),
+                        FieldType::String => v.is_string(),
+                        FieldType::Number => v.is_number(),
+                    };
+                    if !ok {
+                        return Err(format!("field `{}` should be a {:?}, got {v}", field.name, field.kind));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The JSON schema of the answer (for backends that take one), including
+    /// the `nonce` and `reason` fields every judgment returns.
+    pub fn answer_schema(&self) -> Value {
+        let mut props = Map::new();
+        let mut required = Vec::new();
+        for f in &self.fields {
+            let ty = match f.kind {
+                FieldType::Boolean => "boolean",
+                FieldType::String => "string",
+                FieldType::Number => "number",
+            };
+            props.insert(f.name.clone(), serde_json::json!({"type": ty, "description": f.description}));
+            required.push(Value::String(f.name.clone()));
+        }
+        for extra in ["nonce", "reason"] {
+            if !props.contains_key(extra) {
+                props.insert(extra.to_string(), serde_json::json!({"type": "string"}));
+                required.push(Value::String(extra.to_string()));
+            }
+        }
+        serde_json::json!({
+            "type": "object",
+            "properties": props,
+            "required": required,
+            "additionalProperties": false
+        })
+    }
+}
