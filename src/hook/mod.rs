@@ -195,7 +195,8 @@ fn run_inner(input: HookInput) -> HookOutput {
 
 fn evaluate(event: &Event, cfg: &Config, deadline: Instant, state_dir: &std::path::Path, ctx: &mut record::Context) -> Result<Verdict, String> {
     fault("engine");
-    let detectors = crate::detector::load::load(cfg).map_err(|e| e.to_string())?;
+    let (detectors, unknown) = crate::detector::load::load_lenient(cfg).map_err(|e| e.to_string())?;
+    ctx.errors.extend(unknown.iter().map(ToString::to_string));
     if !detectors.iter().any(|d| Engine::applies(d, event)) {
         return Ok(Verdict::allow());
     }
