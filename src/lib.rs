@@ -7,4 +7,5 @@
 pub mod detector;
 pub mod event;
 pub mod shell;
+pub mod transcript;
 pub mod verdict;
