@@ -16,7 +16,9 @@ use std::time::Duration;
 use TranscriptFormat::{ClaudeCode, Codex, Gemini};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/transcripts")
+        .join(name)
 }
 
 fn read(format: TranscriptFormat, name: &str) -> Option<String> {
@@ -30,7 +32,8 @@ impl ScratchDir {
     fn new() -> Self {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("guard-transcripts-{}-{n}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("guard-transcripts-{}-{n}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         ScratchDir(dir)
@@ -79,18 +82,25 @@ fn claude_turn_skips_tool_results_meta_sidechain_and_merges_split_messages() {
 #[test]
 fn claude_stop_hook_feedback_neither_ends_the_turn_nor_adds_text() {
     let text = read(ClaudeCode, "claude-stop-hook-continuation.jsonl").unwrap();
-    assert_eq!(text, "Hello from the stub.\n\nPINEAPPLE. Hello from the stub.");
+    assert_eq!(
+        text,
+        "Hello from the stub.\n\nPINEAPPLE. Hello from the stub."
+    );
 }
 
 #[test]
 fn claude_file_cut_mid_line_keeps_the_complete_lines() {
-    assert_eq!(read(ClaudeCode, "claude-cut-mid-line.jsonl").as_deref(), Some("Checks are green."));
+    assert_eq!(
+        read(ClaudeCode, "claude-cut-mid-line.jsonl").as_deref(),
+        Some("Checks are green.")
+    );
 }
 
 #[test]
 fn claude_malformed_lines_are_skipped() {
     let (text, stats) =
-        last_turn_text_with_stats(ClaudeCode, &fixture("claude-malformed-lines.jsonl"), 1024).unwrap();
+        last_turn_text_with_stats(ClaudeCode, &fixture("claude-malformed-lines.jsonl"), 1024)
+            .unwrap();
     assert_eq!(text.as_deref(), Some("First part.\n\nSecond part."));
     assert_eq!(stats.malformed_lines, 3);
     assert!(stats.found_turn_start);
@@ -135,12 +145,18 @@ fn codex_only_injected_context_reads_the_whole_file() {
 #[test]
 fn gemini_turn_skips_tool_responses_info_and_rewritten_records() {
     let text = read(Gemini, "gemini-session.jsonl").unwrap();
-    assert_eq!(text, "Loader refactored; tests pass.\n\nShall I open the PR now?");
+    assert_eq!(
+        text,
+        "Loader refactored; tests pass.\n\nShall I open the PR now?"
+    );
 }
 
 #[test]
 fn gemini_legacy_whole_json_session_is_read() {
-    assert_eq!(read(Gemini, "gemini-legacy-session.json").as_deref(), Some("README added. Ready to commit."));
+    assert_eq!(
+        read(Gemini, "gemini-legacy-session.json").as_deref(),
+        Some("README added. Ready to commit.")
+    );
 }
 
 // ---- Files that are not transcripts ----
@@ -157,7 +173,12 @@ fn empty_file_has_no_text() {
 
 #[test]
 fn missing_file_is_an_error() {
-    let error = last_turn_text(ClaudeCode, Path::new("/nonexistent/guard/transcript.jsonl"), 1024).unwrap_err();
+    let error = last_turn_text(
+        ClaudeCode,
+        Path::new("/nonexistent/guard/transcript.jsonl"),
+        1024,
+    )
+    .unwrap_err();
     assert!(matches!(error, TranscriptError::Missing { .. }), "{error}");
 }
 
@@ -165,13 +186,28 @@ fn missing_file_is_an_error() {
 fn directory_is_refused() {
     let dir = ScratchDir::new();
     let error = last_turn_text(Codex, &dir.0, 1024).unwrap_err();
-    assert!(matches!(error, TranscriptError::NotRegularFile { kind: "directory", .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            TranscriptError::NotRegularFile {
+                kind: "directory",
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[test]
 fn dev_zero_is_refused() {
     let error = last_turn_text(ClaudeCode, Path::new("/dev/zero"), 1024).unwrap_err();
-    assert!(matches!(error, TranscriptError::NotRegularFile { kind: "device", .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            TranscriptError::NotRegularFile { kind: "device", .. }
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -180,7 +216,13 @@ fn symlink_to_a_device_is_refused() {
     let link = dir.path("transcript.jsonl");
     std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
     let error = last_turn_text(ClaudeCode, &link, 1024).unwrap_err();
-    assert!(matches!(error, TranscriptError::NotRegularFile { kind: "device", .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            TranscriptError::NotRegularFile { kind: "device", .. }
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -196,9 +238,14 @@ fn fifo_is_refused_without_waiting_for_a_writer() {
     std::thread::spawn(move || {
         let _ = sender.send(last_turn_text(Gemini, &fifo, 1024));
     });
-    let result = receiver.recv_timeout(Duration::from_secs(60)).expect("reader blocked on a FIFO");
+    let result = receiver
+        .recv_timeout(Duration::from_secs(60))
+        .expect("reader blocked on a FIFO");
     let error = result.unwrap_err();
-    assert!(matches!(error, TranscriptError::NotRegularFile { kind: "fifo", .. }), "{error}");
+    assert!(
+        matches!(error, TranscriptError::NotRegularFile { kind: "fifo", .. }),
+        "{error}"
+    );
 }
 
 #[test]
@@ -208,7 +255,10 @@ fn garbage_file_is_an_error() {
     let garbage: String = (0..100).map(|i| format!("not json line {i}\n")).collect();
     fs::write(&path, garbage).unwrap();
     let error = last_turn_text(ClaudeCode, &path, 1024).unwrap_err();
-    assert!(matches!(error, TranscriptError::TooManyMalformedLines { .. }), "{error}");
+    assert!(
+        matches!(error, TranscriptError::TooManyMalformedLines { .. }),
+        "{error}"
+    );
 }
 
 // ---- Cost and truncation ----
@@ -239,15 +289,27 @@ fn hundred_megabyte_transcript_costs_only_its_last_turn() {
     let mut out = BufWriter::new(File::create(&path).unwrap());
     write_claude_history(&mut out, 100 * 1024 * 1024);
     writeln!(out, "{}", claude_user("Ship it")).unwrap();
-    writeln!(out, "{}", claude_assistant("msg_last", "All tests pass. Pushing to main now.")).unwrap();
+    writeln!(
+        out,
+        "{}",
+        claude_assistant("msg_last", "All tests pass. Pushing to main now.")
+    )
+    .unwrap();
     out.flush().unwrap();
     drop(out);
     assert!(fs::metadata(&path).unwrap().len() >= 100 * 1024 * 1024);
 
     let (text, stats) = last_turn_text_with_stats(ClaudeCode, &path, 16 * 1024).unwrap();
-    assert_eq!(text.as_deref(), Some("All tests pass. Pushing to main now."));
+    assert_eq!(
+        text.as_deref(),
+        Some("All tests pass. Pushing to main now.")
+    );
     assert!(stats.found_turn_start);
-    assert!(stats.bytes_read <= CHUNK_BYTES as u64, "read {} bytes", stats.bytes_read);
+    assert!(
+        stats.bytes_read <= CHUNK_BYTES as u64,
+        "read {} bytes",
+        stats.bytes_read
+    );
 }
 
 #[test]
@@ -276,9 +338,17 @@ fn turn_without_a_start_stops_at_the_scan_cap() {
 
     let (text, stats) = last_turn_text_with_stats(ClaudeCode, &path, 1024 * 1024).unwrap();
     let text = text.unwrap();
-    assert!(text.ends_with("Finished."), "{}", &text[text.len().saturating_sub(100)..]);
+    assert!(
+        text.ends_with("Finished."),
+        "{}",
+        &text[text.len().saturating_sub(100)..]
+    );
     assert!(!stats.found_turn_start);
-    assert!(stats.bytes_read <= SCAN_CAP_BYTES, "read {} bytes", stats.bytes_read);
+    assert!(
+        stats.bytes_read <= SCAN_CAP_BYTES,
+        "read {} bytes",
+        stats.bytes_read
+    );
 }
 
 #[test]
@@ -288,7 +358,12 @@ fn reading_stops_once_enough_text_is_gathered() {
     let mut out = BufWriter::new(File::create(&path).unwrap());
     writeln!(out, "{}", claude_user("Go")).unwrap();
     for i in 0..20_000 {
-        writeln!(out, "{}", claude_assistant(&format!("msg_{i}"), &format!("Step {i} done, moving on."))).unwrap();
+        writeln!(
+            out,
+            "{}",
+            claude_assistant(&format!("msg_{i}"), &format!("Step {i} done, moving on."))
+        )
+        .unwrap();
     }
     out.flush().unwrap();
     drop(out);
@@ -298,7 +373,11 @@ fn reading_stops_once_enough_text_is_gathered() {
     assert!(text.len() <= 200);
     assert!(text.ends_with("Step 19999 done, moving on."), "{text}");
     assert!(!stats.found_turn_start);
-    assert!(stats.bytes_read <= CHUNK_BYTES as u64, "read {} bytes", stats.bytes_read);
+    assert!(
+        stats.bytes_read <= CHUNK_BYTES as u64,
+        "read {} bytes",
+        stats.bytes_read
+    );
 }
 
 #[test]
@@ -307,12 +386,31 @@ fn japanese_text_is_cut_at_a_char_boundary_keeping_the_end() {
     let path = dir.path("japanese.jsonl");
     let first = "テストはすべて成功しました。";
     let last = "変更をコミットしてプッシュしますか？";
-    let lines = [claude_user("直して"), claude_assistant("m1", first), claude_assistant("m2", last)];
+    let lines = [
+        claude_user("直して"),
+        claude_assistant("m1", first),
+        claude_assistant("m2", last),
+    ];
     fs::write(&path, lines.join("\n") + "\n").unwrap();
 
     let full = format!("{first}\n\n{last}");
-    for max_bytes in [1, 2, 3, 4, 10, 50, 55, 56, 57, full.len() - 1, full.len(), full.len() + 5] {
-        let text = last_turn_text(ClaudeCode, &path, max_bytes).unwrap().unwrap_or_default();
+    for max_bytes in [
+        1,
+        2,
+        3,
+        4,
+        10,
+        50,
+        55,
+        56,
+        57,
+        full.len() - 1,
+        full.len(),
+        full.len() + 5,
+    ] {
+        let text = last_turn_text(ClaudeCode, &path, max_bytes)
+            .unwrap()
+            .unwrap_or_default();
         // The longest suffix of whole characters that fits in `max_bytes`.
         let expected = full
             .char_indices()
@@ -321,5 +419,8 @@ fn japanese_text_is_cut_at_a_char_boundary_keeping_the_end() {
             .unwrap_or("");
         assert_eq!(text, expected, "max {max_bytes}");
     }
-    assert_eq!(last_turn_text(ClaudeCode, &path, 9).unwrap().as_deref(), Some("すか？"));
+    assert_eq!(
+        last_turn_text(ClaudeCode, &path, 9).unwrap().as_deref(),
+        Some("すか？")
+    );
 }

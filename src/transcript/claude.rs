@@ -79,7 +79,10 @@ fn is_real_user_message(record: &Value) -> bool {
     if record.get("toolUseResult").is_some() || flag(record, "isCompactSummary") {
         return false;
     }
-    let Some(content) = record.get("message").and_then(|message| message.get("content")) else {
+    let Some(content) = record
+        .get("message")
+        .and_then(|message| message.get("content"))
+    else {
         return false;
     };
     match content {
@@ -107,7 +110,10 @@ fn is_real_user_message(record: &Value) -> bool {
 /// Whether a user text was typed by a person (not injected by a hook or the CLI).
 fn is_typed_text(text: &str) -> bool {
     let text = text.trim_start();
-    !text.is_empty() && !INJECTED_USER_PREFIXES.iter().any(|prefix| text.starts_with(prefix))
+    !text.is_empty()
+        && !INJECTED_USER_PREFIXES
+            .iter()
+            .any(|prefix| text.starts_with(prefix))
 }
 
 #[cfg(test)]
@@ -123,21 +129,28 @@ mod tests {
 
     #[test]
     fn assistant_text_blocks_are_taken_and_others_ignored() {
-        let (flow, text) = scan(json!({"type": "assistant", "message": {"id": "m", "content": [
-            {"type": "thinking", "thinking": "secret plan"},
-            {"type": "text", "text": "Done."},
-            {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "ls"}}
-        ]}}));
+        let (flow, text) = scan(
+            json!({"type": "assistant", "message": {"id": "m", "content": [
+                {"type": "thinking", "thinking": "secret plan"},
+                {"type": "text", "text": "Done."},
+                {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "ls"}}
+            ]}}),
+        );
         assert_eq!(flow, Flow::Continue);
         assert_eq!(text.as_deref(), Some("Done."));
     }
 
     #[test]
     fn typed_prompts_are_turn_starts() {
-        assert_eq!(scan(json!({"type": "user", "message": {"role": "user", "content": "fix it"}})).0, Flow::Stop);
-        let blocks = json!({"type": "user", "message": {"content": [{"type": "text", "text": "fix it"}]}});
+        assert_eq!(
+            scan(json!({"type": "user", "message": {"role": "user", "content": "fix it"}})).0,
+            Flow::Stop
+        );
+        let blocks =
+            json!({"type": "user", "message": {"content": [{"type": "text", "text": "fix it"}]}});
         assert_eq!(scan(blocks).0, Flow::Stop);
-        let command = json!({"type": "user", "message": {"content": "<command-name>/review</command-name>"}});
+        let command =
+            json!({"type": "user", "message": {"content": "<command-name>/review</command-name>"}});
         assert_eq!(scan(command).0, Flow::Stop);
     }
 

@@ -47,7 +47,9 @@ impl RecordScanner for CodexScanner {
                 .into_iter()
                 .flatten()
                 .filter(|item| {
-                    item.get("type").and_then(Value::as_str).is_some_and(|kind| kinds.contains(&kind))
+                    item.get("type")
+                        .and_then(Value::as_str)
+                        .is_some_and(|kind| kinds.contains(&kind))
                 })
                 .filter_map(|item| item.get("text").and_then(Value::as_str))
                 .collect()
@@ -57,7 +59,13 @@ impl RecordScanner for CodexScanner {
                 turn.add_record(None, texts_of(&["output_text", "text"]).into_iter());
                 Flow::Continue
             }
-            Some("user") if texts_of(&["input_text", "text"]).into_iter().any(is_typed_text) => Flow::Stop,
+            Some("user")
+                if texts_of(&["input_text", "text"])
+                    .into_iter()
+                    .any(is_typed_text) =>
+            {
+                Flow::Stop
+            }
             _ => Flow::Continue,
         }
     }
@@ -66,7 +74,10 @@ impl RecordScanner for CodexScanner {
 /// Whether a user text was typed by a person (not injected by Codex or a hook).
 fn is_typed_text(text: &str) -> bool {
     let text = text.trim_start();
-    !text.is_empty() && !INJECTED_USER_PREFIXES.iter().any(|prefix| text.starts_with(prefix))
+    !text.is_empty()
+        && !INJECTED_USER_PREFIXES
+            .iter()
+            .any(|prefix| text.starts_with(prefix))
 }
 
 #[cfg(test)]
@@ -87,12 +98,18 @@ mod tests {
 
     #[test]
     fn assistant_output_text_is_taken() {
-        assert_eq!(scan(message("assistant", "output_text", "Tests pass.")), (Flow::Continue, Some("Tests pass.".into())));
+        assert_eq!(
+            scan(message("assistant", "output_text", "Tests pass.")),
+            (Flow::Continue, Some("Tests pass.".into()))
+        );
     }
 
     #[test]
     fn typed_user_text_starts_the_turn() {
-        assert_eq!(scan(message("user", "input_text", "add a flag")).0, Flow::Stop);
+        assert_eq!(
+            scan(message("user", "input_text", "add a flag")).0,
+            Flow::Stop
+        );
     }
 
     #[test]
@@ -100,9 +117,21 @@ mod tests {
         let hook = "<hook_prompt hook_run_id=\"stop:0:/h.json\">say PINEAPPLE</hook_prompt>";
         let cases = [
             message("user", "input_text", hook),
-            message("user", "input_text", "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
-            message("user", "input_text", "<user_instructions>be nice</user_instructions>"),
-            message("user", "input_text", "# AGENTS.md instructions for /w\n\nrules"),
+            message(
+                "user",
+                "input_text",
+                "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
+            ),
+            message(
+                "user",
+                "input_text",
+                "<user_instructions>be nice</user_instructions>",
+            ),
+            message(
+                "user",
+                "input_text",
+                "# AGENTS.md instructions for /w\n\nrules",
+            ),
             message("developer", "input_text", "system rules"),
             json!({"type": "event_msg", "payload": {"type": "user_message", "message": "add a flag"}}),
             json!({"type": "event_msg", "payload": {"type": "agent_message", "message": "dup"}}),

@@ -91,13 +91,22 @@ fn reply_texts(content: Option<&Value>) -> Vec<&str> {
         Some(Value::String(text)) => vec![text.as_str()],
         Some(Value::Array(parts)) => parts
             .iter()
-            .filter(|part| !part.get("thought").and_then(Value::as_bool).unwrap_or(false))
+            .filter(|part| {
+                !part
+                    .get("thought")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false)
+            })
             .filter_map(|part| match part {
                 Value::String(text) => Some(text.as_str()),
                 _ => part.get("text").and_then(Value::as_str),
             })
             .collect(),
-        Some(part @ Value::Object(_)) => part.get("text").and_then(Value::as_str).into_iter().collect(),
+        Some(part @ Value::Object(_)) => part
+            .get("text")
+            .and_then(Value::as_str)
+            .into_iter()
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -108,7 +117,9 @@ fn is_typed_prompt(content: Option<&Value>) -> bool {
     match content {
         Some(Value::Array(parts)) if parts.iter().any(is_tool_result) => false,
         Some(part @ Value::Object(_)) if is_tool_result(part) => false,
-        other => reply_texts(other).iter().any(|text| !text.trim().is_empty()),
+        other => reply_texts(other)
+            .iter()
+            .any(|text| !text.trim().is_empty()),
     }
 }
 
@@ -143,7 +154,10 @@ mod tests {
             json!({"id": "g3", "type": "gemini", "content": "All green."}),
             json!({"id": "g3", "type": "gemini", "content": "All green.", "tokens": {"total": 5}}),
         ];
-        assert_eq!(scan_all(&records), (Flow::Stop, Some("Running tests.\n\nAll green.".into())));
+        assert_eq!(
+            scan_all(&records),
+            (Flow::Stop, Some("Running tests.\n\nAll green.".into()))
+        );
     }
 
     #[test]
@@ -166,7 +180,10 @@ mod tests {
             json!({"$rewindTo": "u2"}),
             json!({"id": "g9", "type": "gemini", "content": "after rewind"}),
         ];
-        assert_eq!(scan_all(&records), (Flow::Stop, Some("kept reply\n\nafter rewind".into())));
+        assert_eq!(
+            scan_all(&records),
+            (Flow::Stop, Some("kept reply\n\nafter rewind".into()))
+        );
     }
 
     #[test]
@@ -180,6 +197,9 @@ mod tests {
             ]}}),
             json!({"id": "g2", "type": "gemini", "content": "appended"}),
         ];
-        assert_eq!(scan_all(&records), (Flow::Stop, Some("from snapshot\n\nappended".into())));
+        assert_eq!(
+            scan_all(&records),
+            (Flow::Stop, Some("from snapshot\n\nappended".into()))
+        );
     }
 }

@@ -20,15 +20,16 @@
 mod claude;
 mod codex;
 mod gemini;
+mod open;
+mod reader;
 mod reverse_lines;
 mod turn;
 
-use reverse_lines::{Line, ReadLimits, ReverseLines};
+use reader::TurnReader;
 use serde::Deserialize;
 use serde_json::Value;
 use std::fmt;
-use std::fs::{File, Metadata, OpenOptions};
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use turn::{Flow, TurnText};
@@ -168,17 +169,7 @@ pub fn last_turn_text_with_stats(
     path: &Path,
     max_bytes: usize,
 ) -> Result<(Option<String>, ReadStats), TranscriptError> {
-    let unreadable = |source| TranscriptError::Unreadable { path: path.to_owned(), source };
-    let metadata = std::fs::metadata(path).map_err(|error| match error.kind() {
-        io::ErrorKind::NotFound => TranscriptError::Missing { path: path.to_owned() },
-        _ => unreadable(error),
-    })?;
-    refuse_non_regular(path, &metadata)?;
-    let file = open_without_blocking(path).map_err(unreadable)?;
-    // The path may have been swapped between the check and the open.
-    let metadata = file.metadata().map_err(unreadable)?;
-    refuse_non_regular(path, &metadata)?;
-
+    let (file, metadata) = open::open_regular_file(path)?;
     let mut scanner = new_scanner(format);
     let mut reader = TurnReader::new(path, max_bytes);
     let is_whole_file_json =
@@ -206,181 +197,24 @@ fn new_scanner(format: TranscriptFormat) -> Box<dyn RecordScanner> {
     }
 }
 
-fn refuse_non_regular(path: &Path, metadata: &Metadata) -> Result<(), TranscriptError> {
-    if metadata.is_file() {
-        return Ok(());
-    }
-    Err(TranscriptError::NotRegularFile { path: path.to_owned(), kind: file_kind(metadata) })
-}
-
-fn file_kind(metadata: &Metadata) -> &'static str {
-    if metadata.is_dir() {
-        return "directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let file_type = metadata.file_type();
-        if file_type.is_fifo() {
-            return "fifo";
-        }
-        if file_type.is_socket() {
-            return "socket";
-        }
-        if file_type.is_char_device() || file_type.is_block_device() {
-            return "device";
-        }
-    }
-    "other"
-}
-
-/// Opens for reading with `O_NONBLOCK`, so that a FIFO swapped in after the
-/// type check cannot make the open wait for a writer.
-fn open_without_blocking(path: &Path) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    options.open(path)
-}
-
-/// The state of one read: the turn gathered so far and its cost.
-struct TurnReader<'a> {
-    path: &'a Path,
-    max_bytes: usize,
-    turn: TurnText,
-    stats: ReadStats,
-}
-
-impl<'a> TurnReader<'a> {
-    fn new(path: &'a Path, max_bytes: usize) -> Self {
-        TurnReader { path, max_bytes, turn: TurnText::default(), stats: ReadStats::default() }
-    }
-
-    fn read_lines_backwards(
-        &mut self,
-        file: File,
-        len: u64,
-        scanner: &mut dyn RecordScanner,
-    ) -> Result<(), TranscriptError> {
-        let limits = ReadLimits {
-            chunk_bytes: CHUNK_BYTES,
-            max_line_bytes: MAX_LINE_BYTES,
-            scan_cap_bytes: SCAN_CAP_BYTES,
-        };
-        let mut lines = ReverseLines::new(file, len, limits);
-        loop {
-            let next = lines.next_line();
-            self.stats.bytes_read = lines.bytes_read();
-            let line = match next {
-                Ok(Some(line)) => line,
-                Ok(None) => return Ok(()),
-                Err(source) => {
-                    return Err(TranscriptError::Unreadable { path: self.path.to_owned(), source })
-                }
-            };
-            let record = match line {
-                Line::Oversized => None,
-                Line::Text(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => continue,
-                Line::Text(bytes) => parse_object(&bytes),
-            };
-            if self.take(record, scanner)? == Flow::Stop {
-                return Ok(());
-            }
-        }
-    }
-
-    /// Older Gemini versions write one JSON object with a `messages` array.
-    fn read_whole_json(
-        &mut self,
-        file: File,
-        len: u64,
-        scanner: &mut dyn RecordScanner,
-    ) -> Result<(), TranscriptError> {
-        if len > SCAN_CAP_BYTES {
-            return Err(TranscriptError::TooLarge { path: self.path.to_owned(), size: len, limit: SCAN_CAP_BYTES });
-        }
-        let mut bytes = Vec::new();
-        let read = file.take(SCAN_CAP_BYTES).read_to_end(&mut bytes);
-        read.map_err(|source| TranscriptError::Unreadable { path: self.path.to_owned(), source })?;
-        self.stats.bytes_read = bytes.len() as u64;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
-        }
-        let Some(document) = parse_object(&bytes) else {
-            self.stats.lines_seen = 1;
-            self.stats.malformed_lines = 1;
-            return Ok(());
-        };
-        let messages = document.get("messages").and_then(Value::as_array);
-        for message in messages.into_iter().flatten().rev() {
-            if self.take(Some(message.clone()), scanner)? == Flow::Stop {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// Counts one record (`None`: malformed) and hands it to the scanner.
-    fn take(&mut self, record: Option<Value>, scanner: &mut dyn RecordScanner) -> Result<Flow, TranscriptError> {
-        self.stats.lines_seen += 1;
-        let Some(record) = record else {
-            self.stats.malformed_lines += 1;
-            let valid = self.stats.lines_seen - self.stats.malformed_lines;
-            if valid == 0 && self.stats.malformed_lines >= MALFORMED_LINE_LIMIT {
-                return Err(self.too_many_malformed());
-            }
-            return Ok(Flow::Continue);
-        };
-        if scanner.scan(&record, &mut self.turn) == Flow::Stop {
-            self.stats.found_turn_start = true;
-            return Ok(Flow::Stop);
-        }
-        // Enough text: older texts would be cut away anyway.
-        if self.turn.gathered_bytes() >= self.max_bytes {
-            return Ok(Flow::Stop);
-        }
-        Ok(Flow::Continue)
-    }
-
-    fn too_many_malformed(&self) -> TranscriptError {
-        TranscriptError::TooManyMalformedLines {
-            path: self.path.to_owned(),
-            malformed: self.stats.malformed_lines,
-            valid: self.stats.lines_seen - self.stats.malformed_lines,
-        }
-    }
-
-    fn finish(self) -> Result<(Option<String>, ReadStats), TranscriptError> {
-        let valid = self.stats.lines_seen - self.stats.malformed_lines;
-        if self.stats.malformed_lines >= MALFORMED_LINE_LIMIT && self.stats.malformed_lines > valid {
-            return Err(self.too_many_malformed());
-        }
-        Ok((self.turn.into_text(self.max_bytes), self.stats))
-    }
-}
-
-/// Parses one line as a JSON object; anything else counts as malformed.
-fn parse_object(bytes: &[u8]) -> Option<Value> {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(value @ Value::Object(_)) => Some(value),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::reader::parse_object;
     use super::*;
 
     #[test]
     fn format_names_round_trip() {
-        for format in [TranscriptFormat::ClaudeCode, TranscriptFormat::Codex, TranscriptFormat::Gemini] {
+        for format in [
+            TranscriptFormat::ClaudeCode,
+            TranscriptFormat::Codex,
+            TranscriptFormat::Gemini,
+        ] {
             assert_eq!(format.name().parse::<TranscriptFormat>().unwrap(), format);
             let quoted = format!("\"{format}\"");
-            assert_eq!(serde_json::from_str::<TranscriptFormat>(&quoted).unwrap(), format);
+            assert_eq!(
+                serde_json::from_str::<TranscriptFormat>(&quoted).unwrap(),
+                format
+            );
         }
         assert!("claude".parse::<TranscriptFormat>().is_err());
         assert!(serde_json::from_str::<TranscriptFormat>("\"ClaudeCode\"").is_err());

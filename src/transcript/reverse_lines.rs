@@ -155,7 +155,11 @@ mod tests {
     use std::io::Cursor;
 
     fn limits(chunk: usize, max_line: usize, cap: u64) -> ReadLimits {
-        ReadLimits { chunk_bytes: chunk, max_line_bytes: max_line, scan_cap_bytes: cap }
+        ReadLimits {
+            chunk_bytes: chunk,
+            max_line_bytes: max_line,
+            scan_cap_bytes: cap,
+        }
     }
 
     fn all_lines(data: &[u8], limits: ReadLimits) -> (Vec<Line>, u64) {
@@ -175,7 +179,11 @@ mod tests {
     fn yields_lines_newest_first_across_tiny_chunks() {
         for chunk in [1, 2, 3, 5, 64] {
             let (lines, read) = all_lines(b"one\ntwo\nthree\n", limits(chunk, 100, 1000));
-            assert_eq!(lines, vec![text(""), text("three"), text("two"), text("one")], "chunk {chunk}");
+            assert_eq!(
+                lines,
+                vec![text(""), text("three"), text("two"), text("one")],
+                "chunk {chunk}"
+            );
             assert_eq!(read, 14);
         }
     }

@@ -105,7 +105,10 @@ mod tests {
         let mut turn = TurnText::default();
         turn.add_record(None, ["third", "fourth"].into_iter());
         turn.add_record(None, ["first", "  ", "second"].into_iter());
-        assert_eq!(turn.into_text(1000).unwrap(), "first\n\nsecond\n\nthird\n\nfourth");
+        assert_eq!(
+            turn.into_text(1000).unwrap(),
+            "first\n\nsecond\n\nthird\n\nfourth"
+        );
     }
 
     #[test]
