@@ -15,7 +15,20 @@
 //! stops at the turn's start, once enough text is gathered, or after 32 MiB,
 //! so a 100 MB transcript costs what a small one costs when the last turn is
 //! short. Malformed or half-written lines (the agent may still be writing)
-//! are skipped. Each agent's record layout lives in its own submodule.
+//! are skipped.
+//!
+//! Hook feedback: when a Stop hook blocks and the agent carries on, the
+//! continuation belongs to the same turn for judging purposes. The feedback
+//! message is neither a turn start nor part of the text, so the assistant's
+//! text from before and after the block is returned together. Claude Code
+//! (`Stop hook feedback:`) and Codex (`<hook_prompt …>`) mark the feedback;
+//! Gemini CLI records it as a plain user message, which therefore counts as a
+//! turn start (see [`gemini`]).
+//!
+//! Layout: [`open`] (refusing non-regular files), [`reverse_lines`] (chunked
+//! backwards reading), [`reader`] (the driver and its stop rules), [`turn`]
+//! (gathering, joining, UTF-8-safe cut), and one scanner per agent format:
+//! [`claude`], [`codex`], [`gemini`].
 
 mod claude;
 mod codex;
