@@ -23,12 +23,12 @@
 //! text from before and after the block is returned together. Claude Code
 //! (`Stop hook feedback:`) and Codex (`<hook_prompt …>`) mark the feedback;
 //! Gemini CLI records it as a plain user message, which therefore counts as a
-//! turn start (see [`gemini`]).
+//! turn start (see `gemini`).
 //!
-//! Layout: [`open`] (refusing non-regular files), [`reverse_lines`] (chunked
-//! backwards reading), [`reader`] (the driver and its stop rules), [`turn`]
+//! Layout: `open` (refusing non-regular files), `reverse_lines` (chunked
+//! backwards reading), `reader` (the driver and its stop rules), `turn`
 //! (gathering, joining, UTF-8-safe cut), and one scanner per agent format:
-//! [`claude`], [`codex`], [`gemini`].
+//! `claude`, `codex`, `gemini`.
 
 mod claude;
 mod codex;
