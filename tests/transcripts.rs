@@ -151,6 +151,20 @@ fn gemini_turn_skips_tool_responses_info_and_rewritten_records() {
     );
 }
 
+/// Recorded by the real Gemini CLI 0.61.0 (offline, loopback stub model): a
+/// history snapshot with the injected `<session_context>`, a prompt, a tool
+/// call rewritten under one id, a tool response, a reply, then an AfterAgent
+/// block whose feedback is stored as a plain user message (so it starts the
+/// turn: the known Gemini limit) and the reply after it.
+#[test]
+fn gemini_real_cli_recording_is_read() {
+    let path = fixture("gemini-0.61-real-afteragent-block.jsonl");
+    let (text, stats) = last_turn_text_with_stats(Gemini, &path, 4096).unwrap();
+    assert_eq!(text.as_deref(), Some("Done after tool."));
+    assert!(stats.found_turn_start);
+    assert_eq!(stats.malformed_lines, 0);
+}
+
 #[test]
 fn gemini_legacy_whole_json_session_is_read() {
     assert_eq!(

@@ -12,12 +12,14 @@
 //!   whole history recorded so far.
 //!
 //! Tool results are recorded as `user` messages holding only
-//! `functionResponse` parts: they do not start a turn. Known limit: the
+//! `functionResponse` parts, and the history starts with an injected
+//! `<session_context>` user message: neither starts a turn. Known limit: the
 //! feedback of a blocking AfterAgent hook is recorded as a plain `user`
 //! message with no marker, so it cannot be told from a typed prompt and counts
 //! as the turn's start. Older versions wrote one pretty-printed JSON object
 //! (`session-*.json`, `{…, "messages": […]}`); its messages are fed to the same
-//! scanner by the driver.
+//! scanner by the driver. (Layout checked against a recording made by the
+//! real Gemini CLI 0.61.0: tests/fixtures/transcripts/gemini-0.61-real-*.)
 
 use super::turn::{Flow, TurnText};
 use super::RecordScanner;
@@ -111,15 +113,25 @@ fn reply_texts(content: Option<&Value>) -> Vec<&str> {
     }
 }
 
-/// Whether a user record holds text a person typed (not only tool results).
+/// Text prefixes of user records that the CLI injected (the session context
+/// it puts first in every history).
+const INJECTED_USER_PREFIXES: &[&str] = &["<session_context>"];
+
+/// Whether a user record holds text a person typed (not only tool results or
+/// injected context).
 fn is_typed_prompt(content: Option<&Value>) -> bool {
     let is_tool_result = |part: &Value| part.get("functionResponse").is_some();
+    let is_typed_text = |text: &&str| {
+        let text = text.trim_start();
+        !text.is_empty()
+            && !INJECTED_USER_PREFIXES
+                .iter()
+                .any(|prefix| text.starts_with(prefix))
+    };
     match content {
         Some(Value::Array(parts)) if parts.iter().any(is_tool_result) => false,
         Some(part @ Value::Object(_)) if is_tool_result(part) => false,
-        other => reply_texts(other)
-            .iter()
-            .any(|text| !text.trim().is_empty()),
+        other => reply_texts(other).iter().any(is_typed_text),
     }
 }
 
@@ -168,6 +180,23 @@ mod tests {
             json!({"id": "g", "type": "gemini", "content": [{"text": "hmm", "thought": true}, {"text": "Done."}]}),
         ];
         assert_eq!(scan_all(&records).1.as_deref(), Some("Done."));
+    }
+
+    #[test]
+    fn session_context_is_not_a_prompt() {
+        let records = [
+            json!({"$set": {"messages": [
+                {"id": "c", "type": "user", "content": [{"text": "<session_context>\nThis is the Gemini CLI."}]}
+            ]}}),
+            json!({"id": "g", "type": "gemini", "content": "Hello."}),
+        ];
+        assert_eq!(scan_all(&records), (Flow::Stop, Some("Hello.".into())));
+        let mut scanner = GeminiScanner::default();
+        let context = json!({"id": "c", "type": "user", "content": "<session_context>x"});
+        assert_eq!(
+            scanner.scan(&context, &mut TurnText::default()),
+            Flow::Continue
+        );
     }
 
     #[test]
