@@ -88,6 +88,22 @@ fn claude_stop_hook_feedback_neither_ends_the_turn_nor_adds_text() {
     );
 }
 
+/// Recorded by the real Claude Code 2.1.197 (offline, loopback stub model):
+/// prompt, Bash tool call and result, reply, a Stop-hook block (an `isMeta`
+/// "Stop hook feedback:" user line), and the reply after it. Both replies
+/// belong to the turn.
+#[test]
+fn claude_real_cli_recording_is_read() {
+    let path = fixture("claude-2.1.197-real-stop-block.jsonl");
+    let (text, stats) = last_turn_text_with_stats(ClaudeCode, &path, 4096).unwrap();
+    assert_eq!(
+        text.as_deref(),
+        Some("Done after tool.\n\nDone after tool.")
+    );
+    assert!(stats.found_turn_start);
+    assert_eq!(stats.malformed_lines, 0);
+}
+
 #[test]
 fn claude_file_cut_mid_line_keeps_the_complete_lines() {
     assert_eq!(
@@ -124,6 +140,22 @@ fn codex_hook_prompt_neither_ends_the_turn_nor_adds_text() {
         read(Codex, "codex-hook-continuation.jsonl").as_deref(),
         Some("Hello from the stub.\n\nPINEAPPLE.")
     );
+}
+
+/// Recorded by the real Codex CLI 0.171.0 (offline, loopback stub model):
+/// developer and `<environment_context>` messages, prompt, `exec_command`
+/// call and output, reply, a Stop-hook block (`<hook_prompt …>` user
+/// message), and the reply after it. Both replies belong to the turn.
+#[test]
+fn codex_real_cli_recording_is_read() {
+    let path = fixture("codex-0.171-real-stop-block.jsonl");
+    let (text, stats) = last_turn_text_with_stats(Codex, &path, 4096).unwrap();
+    assert_eq!(
+        text.as_deref(),
+        Some("Done after tool.\n\nDone after tool.")
+    );
+    assert!(stats.found_turn_start);
+    assert_eq!(stats.malformed_lines, 0);
 }
 
 #[test]

@@ -9,7 +9,10 @@
 //! `Stop hook feedback:` or `<system-reminder>` are skipped and neither end the
 //! turn nor add text. Slash-command echoes (`<command-name>`) do count as the
 //! user's move: they start a new turn. `isSidechain` lines belong to
-//! sub-agents and are skipped.
+//! sub-agents and are skipped. Other line types (`system`, `attachment`,
+//! `queue-operation`, `file-history-snapshot`, `last-prompt`, …) are ignored.
+//! Checked against a recording of the real Claude Code 2.1.197, where Stop-hook
+//! feedback is an `isMeta` user line (tests/fixtures/transcripts/claude-2.1.197-real-*).
 
 use super::turn::{Flow, TurnText};
 use super::RecordScanner;

@@ -7,7 +7,9 @@
 //! are `session_meta`, `turn_context`, `compacted`, reasoning and tool calls.
 //! A user message is the turn's start only if some of its text was typed by a
 //! person: context Codex injects (`<environment_context>`, `<user_instructions>`,
-//! AGENTS.md instructions) and Stop-hook feedback (`<hook_prompt …>`) are not.
+//! AGENTS.md instructions) and Stop-hook feedback (`<hook_prompt …>`) are not;
+//! `developer` messages are skipped. Checked against a recording of the real
+//! Codex CLI 0.171.0 (tests/fixtures/transcripts/codex-0.171-real-*).
 
 use super::turn::{Flow, TurnText};
 use super::RecordScanner;
