@@ -16,4 +16,5 @@ pub mod log;
 pub mod paths;
 pub mod shell;
 pub mod state;
+pub mod transcript;
 pub mod verdict;
