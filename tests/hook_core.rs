@@ -251,3 +251,36 @@ fn injected_panics_follow_the_failure_policy() {
     let out = sb.run_with(cmd, &fixture("codex-pretooluse-stdin.json"));
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), String::new()), "an unknown event is allowed");
 }
+
+#[test]
+fn turn_end_text_comes_from_the_transcript_and_survives_hostile_paths() {
+    let sb = Sandbox::new();
+    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\n");
+    let cfg = cfg.to_str().unwrap();
+    // The proposal is in an earlier assistant message of the turn; the
+    // payload only carries the last one.
+    let lines = [
+        json!({"type": "user", "uuid": "u1", "message": {"role": "user", "content": "please finish the release"}}),
+        json!({"type": "assistant", "uuid": "a1", "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "Build is done. Let's ship it now."}]}}),
+        json!({"type": "assistant", "uuid": "a2", "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Anything else?"}]}}),
+    ];
+    let transcript = sb.write("t.jsonl", &lines.iter().map(|l| l.to_string() + "\n").collect::<String>());
+    let mut payload: Value = serde_json::from_slice(&stop_payload("s-t", "p", false, "Anything else?")).unwrap();
+    payload["transcript_path"] = json!(transcript);
+    let out = sb.run(&["hook", "claude-code", "--config", cfg], payload.to_string().as_bytes());
+    assert!(stdout(&out).contains("\"block\""), "judged the whole turn from the transcript: {} {}", stdout(&out), stderr(&out));
+
+    // A FIFO, /dev/zero or a directory as transcript: answered at once, per policy, with the problem on stderr.
+    let fifo = sb.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for path in [fifo.to_str().unwrap(), "/dev/zero", sb.path().to_str().unwrap()] {
+        payload["transcript_path"] = json!(path);
+        payload["session_id"] = json!(path);
+        payload["last_assistant_message"] = json!("ship it now");
+        let out = sb.run(&["hook", "claude-code", "--config", cfg], payload.to_string().as_bytes());
+        assert_eq!(out.status.code(), Some(0));
+        assert!(stdout(&out).contains("\"block\""), "{path}: falls back to the payload's text");
+        assert!(stderr(&out).contains("not a regular file"), "{path}: {}", stderr(&out));
+    }
+}
