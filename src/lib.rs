@@ -6,5 +6,7 @@
 
 pub mod detector;
 pub mod event;
+pub mod judge;
+pub mod redact;
 pub mod shell;
 pub mod verdict;
