@@ -74,7 +74,7 @@ pub fn end_marker(nonce: &str) -> String {
 
 /// Builds the full prompt: preamble, the detector's prompt, the answer
 /// instructions (fields, `nonce`, `reason`), then the fenced, already
-/// redacted text.
+/// redacted text: start marker line, the text, a newline, end marker line.
 pub fn build(spec: &JudgeSpec, nonce: &str, redacted_text: &str) -> String {
     let mut out = String::with_capacity(redacted_text.len() + spec.prompt.len() + 1024);
     out.push_str(PREAMBLE);
@@ -96,9 +96,8 @@ pub fn build(spec: &JudgeSpec, nonce: &str, redacted_text: &str) -> String {
     out.push_str(&start_marker(nonce));
     out.push('\n');
     out.push_str(redacted_text);
-    if !redacted_text.ends_with('\n') {
-        out.push('\n');
-    }
+    // Always one newline: the text between the markers is exactly the text.
+    out.push('\n');
     out.push_str(&end_marker(nonce));
     out.push('\n');
     out
