@@ -42,13 +42,20 @@ fn main() {
     answer.insert("nonce".into(), json!(nonce));
     answer.insert("reason".into(), json!("test judge"));
     match mode.as_str() {
-        m if m.starts_with("answers=") => {
-            let file = &m["answers=".len()..];
+        m if m.starts_with("answers") && m.contains('=') => {
+            let (style, file) = m.split_once('=').unwrap_or(("answers", ""));
             let fields = answer_from_file(file, &detector, &text).unwrap_or_default();
             let mut out = fields;
             out.insert("nonce".into(), json!(nonce));
             out.entry("reason").or_insert(json!("test judge rule"));
-            println!("I read the text and here is my verdict.\n```json\n{}\n```", Value::Object(out));
+            let verdict = format!("```json\n{}\n```", Value::Object(out));
+            match style {
+                // A judge that quotes the text (attacks included) before answering.
+                "answers-echo" => println!("The text reads:\n{text}\n\nMy verdict:\n{verdict}"),
+                // A judge that quotes it after answering.
+                "answers-echo-after" => println!("My verdict:\n{verdict}\n\nThe text read:\n{text}"),
+                _ => println!("I read the text and here is my verdict.\n{verdict}"),
+            }
         }
         "ok" => println!("{}", Value::Object(answer)),
         m if m.starts_with("sleep=") => {
