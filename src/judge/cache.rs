@@ -94,6 +94,31 @@ pub fn store(dir: &Path, key: &str, ttl_s: u64, verdict: &Cached) {
     if std::fs::write(&tmp, entry.to_string()).is_ok() && std::fs::rename(&tmp, &path).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+    // About one store in 256 (keys are uniform hashes) sweeps expired entries,
+    // so the directory stays small without a separate cleaner.
+    if key.starts_with("00") {
+        prune(dir, ttl_s);
+    }
+}
+
+/// Removes the entries older than `ttl_s` (and unreadable ones).
+pub fn prune(dir: &Path, ttl_s: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let now = now_s();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with("verdict-") && name.ends_with(".json")) {
+            continue;
+        }
+        let created = std::fs::read_to_string(entry.path())
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v.get("created").and_then(Value::as_u64));
+        if created.is_none_or(|c| now.saturating_sub(c) >= ttl_s) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -144,6 +169,11 @@ mod tests {
         std::fs::write(entry_path(&d, &k), old.to_string()).unwrap();
         assert_eq!(lookup(&d, &k, 60), None);
         assert!(lookup(&d, &k, 1000).is_some());
+        let fresh = key("b", 1, "t");
+        store(&d, &fresh, 60, &verdict(JudgeOutcome::Allow));
+        prune(&d, 60);
+        assert!(!entry_path(&d, &k).exists(), "expired entry pruned");
+        assert!(entry_path(&d, &fresh).exists(), "fresh entry kept");
         let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -116,11 +116,17 @@ pub fn judge_all(cfg: &JudgeConfig, requests: &[JudgeRequest], ctx: &JudgeContex
             .filter(|&i| reports[i].is_none())
             .map(|i| {
                 let (request, red, backend) = (&requests[i], &redacted[i], backend.as_str());
-                (i, scope.spawn(move || judge_one(cfg, backend, request, red, ctx.deadline)))
+                let spawned = std::thread::Builder::new()
+                    .name(format!("judge-{}", request.detector))
+                    .spawn_scoped(scope, move || judge_one(cfg, backend, request, red, ctx.deadline));
+                (i, spawned)
             })
             .collect();
         for (i, handle) in handles {
-            let report = handle.join().unwrap_or_else(|_| JudgeReport::failed("the judge thread panicked"));
+            let report = match handle {
+                Ok(handle) => handle.join().unwrap_or_else(|_| JudgeReport::failed("the judge thread panicked")),
+                Err(e) => JudgeReport::failed(format!("cannot start a judge thread: {e}")),
+            };
             reports[i] = Some(report);
         }
     });

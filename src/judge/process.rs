@@ -70,6 +70,9 @@ pub enum RunError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The threads that feed and drain the child could not be started.
+    #[error("cannot start the judge's I/O threads")]
+    Threads,
 }
 
 /// Runs a child to completion or to its deadline. Never blocks much past the
@@ -89,8 +92,9 @@ pub fn run(spec: &ChildSpec) -> Result<ChildOutput, RunError> {
     let pid = child.id() as libc::pid_t;
     let capped = Arc::new(AtomicBool::new(false));
 
+    let mut threads_ok = true;
     if let (Some(mut stdin), Some(bytes)) = (child.stdin.take(), spec.stdin.clone()) {
-        std::thread::spawn(move || {
+        threads_ok &= spawn_helper(move || {
             // A judge that does not read its stdin gets EPIPE here; that is fine.
             let _ = stdin.write_all(&bytes);
         });
@@ -102,7 +106,7 @@ pub fn run(spec: &ChildSpec) -> Result<ChildOutput, RunError> {
         let capped = Arc::clone(&capped);
         let cap = spec.max_output_bytes as usize;
         let done = done_tx.clone();
-        std::thread::spawn(move || {
+        threads_ok &= spawn_helper(move || {
             let mut chunk = [0u8; 16 * 1024];
             loop {
                 match out.read(&mut chunk) {
@@ -126,7 +130,7 @@ pub fn run(spec: &ChildSpec) -> Result<ChildOutput, RunError> {
     if let Some(mut err) = child.stderr.take() {
         let buf = Arc::clone(&stderr_buf);
         let done = done_tx.clone();
-        std::thread::spawn(move || {
+        threads_ok &= spawn_helper(move || {
             let mut chunk = [0u8; 4096];
             while let Ok(n) = err.read(&mut chunk) {
                 if n == 0 {
@@ -144,12 +148,16 @@ pub fn run(spec: &ChildSpec) -> Result<ChildOutput, RunError> {
     }
     drop(done_tx);
 
-    let exited = wait_without_reaping(pid, spec.deadline);
+    // Without its I/O threads the child could block forever: end it now.
+    let deadline = if threads_ok { spec.deadline } else { Instant::now() };
+    let exited = wait_without_reaping(pid, deadline);
     // Kill the whole group while the leader is still unreaped, so the group
     // id cannot have been reused: helpers it left behind die with it.
     kill_group(pid);
     let status = child.wait().ok();
-    let end = if capped.load(Ordering::SeqCst) {
+    let end = if !threads_ok {
+        return Err(RunError::Threads);
+    } else if capped.load(Ordering::SeqCst) {
         ChildEnd::OutputCapped
     } else if !exited {
         ChildEnd::TimedOut
@@ -175,6 +183,11 @@ pub fn run(spec: &ChildSpec) -> Result<ChildOutput, RunError> {
     let stdout = stdout_buf.lock().map(|b| b.clone()).unwrap_or_default();
     let stderr = stderr_buf.lock().map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(STDERR_KEEP)..]).into_owned()).unwrap_or_default();
     Ok(ChildOutput { end, stdout, stderr })
+}
+
+/// Starts a helper thread; false when the OS refused.
+fn spawn_helper(f: impl FnOnce() + Send + 'static) -> bool {
+    std::thread::Builder::new().name("judge-io".into()).spawn(f).is_ok()
 }
 
 /// Waits until the child `pid` has exited (leaving it unreaped) or the
