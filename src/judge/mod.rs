@@ -60,7 +60,7 @@ impl Default for JudgeConfig {
             model: None,
             url: None,
             api_key_env: None,
-            timeout_ms: 25_000,
+            timeout_ms: 15_000,
             max_output_bytes: 1024 * 1024,
             cache_ttl_s: 24 * 3600,
         }
