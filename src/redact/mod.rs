@@ -48,7 +48,7 @@ pub fn redact(text: &str) -> Redacted {
         let rule = &RULES[rule_index];
         let Some(regex) = compiled(rule_index) else { continue };
         for caps in regex.captures_iter(text) {
-            let Some(m) = caps.name("secret").or_else(|| caps.get(0)) else { continue };
+            let Some(m) = caps.name("secret").or_else(|| caps.name("secret2")).or_else(|| caps.get(0)) else { continue };
             if is_secret(rule, m.as_str()) {
                 spans.push(Span { start: m.start(), end: m.end(), rule: rule_index });
             }

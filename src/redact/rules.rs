@@ -24,8 +24,9 @@ pub(crate) struct SecretRule {
     pub kind: &'static str,
     /// Case-insensitive keywords; the regex runs only when one occurs.
     pub keywords: &'static [&'static str],
-    /// The regex. When it has a capture group named `secret`, only that group
-    /// is replaced; otherwise the whole match is.
+    /// The regex. When it has a capture group named `secret` (or `secret2`,
+    /// for a second alternative), only that group is replaced; otherwise the
+    /// whole match is.
     pub pattern: &'static str,
     /// How a candidate is vetted.
     pub check: Check,
@@ -52,7 +53,7 @@ pub(crate) static RULES: &[SecretRule] = &[
     SecretRule {
         kind: "openai-key",
         keywords: &["sk-"],
-        pattern: r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+        pattern: r"\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9]{20,})",
         check: Check::PrefixedWithDigit,
     },
     SecretRule {
@@ -158,6 +159,12 @@ pub(crate) static RULES: &[SecretRule] = &[
         check: Check::Prefixed,
     },
     SecretRule {
+        kind: "basic-auth",
+        keywords: &["basic ", "-u ", "--user"],
+        pattern: r#"(?i)(?:\bauthorization["']?\s*[:=]\s*["']?basic\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})|\bcurl\b[^\n]*?\s(?:-u|--user)[\s=]+["']?[^\s:"']+:(?P<secret2>[^\s"']{4,}))"#,
+        check: Check::Prefixed,
+    },
+    SecretRule {
         kind: "bearer-token",
         keywords: &["bearer"],
         pattern: r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/\-]{20,}=*)",
@@ -180,7 +187,7 @@ pub(crate) static RULES: &[SecretRule] = &[
 
 /// The pattern of the generic assignment rule; it embeds [`GENERIC_KEY`] (a
 /// test checks the two agree).
-const GENERIC_PATTERN: &str = r#"(?i)\b[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key|signing[_-]?key|session[_-]?key)[A-Za-z0-9_.\-]*["']?\s*(?::=|=>|=|:)\s*["']?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-+/=.!@#%^*~?&]{7,})"#;
+const GENERIC_PATTERN: &str = r#"(?i)\b[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key|signing[_-]?key|session[_-]?key)(?:[_.\-]?(?:key|value|token|secret|base|b64|base64|hex|str|string))*s?["']?\s*(?::=|=>|=|:)\s*["']?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-+/=.!@#%^*~?&]{7,})"#;
 
 #[cfg(test)]
 mod tests {

@@ -91,3 +91,29 @@ fn entropy() {
     assert!(shannon_entropy("aaaaaaaa") < 0.01);
     assert!((shannon_entropy("abcdefgh") - 3.0).abs() < 1e-9);
 }
+
+#[test]
+fn names_that_merely_contain_a_key_word_stay() {
+    for text in [
+        "tokenizer: GPT2TokenizerFast",
+        "secretary: JaneDoe1985",
+        "pip install sk-learn-compatible-estimator-v2",
+        "the author: Marta2019x",
+    ] {
+        assert_eq!(redact(text).text, text, "{text}");
+    }
+}
+
+#[test]
+fn basic_auth_header_and_curl_user() {
+    let r = redact("Authorization: Basic YWRtaW46czNjcjN0UDRzcw==");
+    assert_eq!(r.text, "Authorization: Basic [REDACTED:basic-auth]");
+    let r = redact("curl -u deploy:Hq7!vP2mZ9 https://repo.internal/upload");
+    assert_eq!(r.text, "curl -u deploy:[REDACTED:basic-auth] https://repo.internal/upload");
+}
+
+#[test]
+fn suffixed_key_names_still_count() {
+    let r = redact("SECRET_KEY_BASE=9fT2kLq8Zx4Rw1Vb7Nm3 and apiKeyValue: 'Pq9Zt4Wx2Lm7Rk1V'");
+    assert_eq!(r.counts.get("generic-secret"), Some(&2), "{}", r.text);
+}
