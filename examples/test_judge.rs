@@ -13,7 +13,8 @@
 //! - `hang`, `crash` (abort), `exit1`, `garbage`, `partial` (truncated JSON),
 //!   `omit` (no declared fields), `wrongtypes`, `wrongnonce`, `flood` (writes
 //!   without end), `sleep=MS` (then answers like `ok`), `fork-hang` (starts a
-//!   helper process, then hangs), `barrier=DIR:N` (waits until N judges
+//!   helper process, then hangs), `fork-exit` (starts a helper, answers like
+//!   `ok` and exits), `barrier=DIR:N` (waits until N judges
 //!   have checked in under DIR, then answers like `ok`).
 //!
 //! `GUARD_TEST_JUDGE_LOG=FILE` appends everything received on stdin to FILE;
@@ -85,6 +86,15 @@ fn main() {
             loop {
                 std::thread::sleep(Duration::from_secs(60));
             }
+        }
+        "fork-exit" => {
+            // Leaves a helper behind (holding stdout open), then answers and exits.
+            if let Ok(child) = std::process::Command::new("sleep").arg("300").spawn() {
+                if let Ok(pids) = std::env::var("GUARD_TEST_JUDGE_PIDS") {
+                    append(&pids, &format!("{}\n", child.id()));
+                }
+            }
+            println!("{}", Value::Object(answer));
         }
         "crash" => std::process::abort(),
         "exit1" => {

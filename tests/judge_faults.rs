@@ -56,6 +56,10 @@ fn every_fault_fails_within_the_deadline_and_leaves_no_process() {
         if mode != "crash" && mode != "flood" {
             assert!(!pids.is_empty(), "{mode}: the judge recorded its pid");
         }
+        if let Some(leader) = pids.first() {
+            // The judge itself is our child: it must be reaped, not a zombie.
+            assert!(!std::path::Path::new(&format!("/proc/{leader}")).exists(), "{mode}: judge {leader} not reaped");
+        }
         for pid in pids {
             assert!(process_gone(pid), "{mode}: process {pid} survived: {:?} {report:?}", std::fs::read_to_string(format!("/proc/{pid}/stat")));
         }
@@ -92,6 +96,16 @@ fn a_healthy_judge_is_not_a_failure() {
     assert!(pids.iter().all(|&p| process_gone(p)));
     let (slow, _, _) = run_mode("sleep=200", 10_000);
     assert_eq!(slow.outcome, JudgeOutcome::Allow);
+}
+
+#[test]
+fn helpers_left_behind_by_a_judge_are_killed() {
+    let (report, _, pids) = run_mode("fork-exit", 10_000);
+    assert_eq!(report.outcome, JudgeOutcome::Allow, "{report:?}");
+    assert_eq!(pids.len(), 2, "the judge and its helper");
+    for pid in pids {
+        assert!(process_gone(pid), "process {pid} survived");
+    }
 }
 
 #[test]
