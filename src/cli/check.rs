@@ -103,7 +103,9 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         }
         if let Some(spec) = engine.detectors().iter().find(|l| l.spec.name == d.name).and_then(|l| l.spec.judge.as_ref()) {
             if d.layer1 == guard::verdict::Layer1::Hit && !args.no_judge {
-                println!("  judge prompt (before the envelope):\n    {}", spec.prompt.trim().replace('\n', "\n    "));
+                let text = guard::redact::redact(&Engine::subject(&event, &cfg)).text;
+                let prompt = guard::judge::envelope::build(spec, "<nonce>", &text);
+                println!("  judge prompt (a fresh nonce each call):\n    {}", prompt.trim().replace('\n', "\n    "));
             }
         }
         println!("  judge: {:?}", d.judge.outcome);

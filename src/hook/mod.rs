@@ -195,7 +195,7 @@ fn run_inner(input: HookInput) -> HookOutput {
     fault("render");
     let mut out = spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
     for e in &ctx.errors {
-        out.stderr.push_str(&format!("guard: {e}\n"));
+        out.stderr.push_str(&format!("guard: {}\n", crate::redact::redact(e).text));
     }
     out
 }

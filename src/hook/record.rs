@@ -55,8 +55,11 @@ pub fn build(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) -> V
         obj.insert("paused".into(), json!(true));
     }
     if cfg.log.keep_text {
-        let text = crate::engine::Engine::subject(event, cfg);
-        obj.insert("text".into(), json!(text));
+        let redacted = crate::redact::redact(&crate::engine::Engine::subject(event, cfg));
+        obj.insert("text".into(), json!(redacted.text));
+        if !redacted.counts.is_empty() {
+            obj.insert("text_redactions".into(), json!(redacted.counts));
+        }
     }
     rec
 }
