@@ -69,6 +69,9 @@ pub fn write(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) {
     let rec = build(cfg, event, verdict, ctx);
     let (_, date) = crate::log::now_rfc3339();
     if let Err(e) = crate::log::append(&cfg.log.dir(), &date, &rec) {
-        eprintln!("guard: cannot write the decision log in {} ({e})", cfg.log.dir().display());
+        eprintln!(
+            "guard: cannot write the decision log in {} ({e})",
+            cfg.log.dir().display()
+        );
     }
 }
