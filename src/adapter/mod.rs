@@ -66,6 +66,10 @@ pub struct AdapterSpec {
     /// The transcript format, when the agent sends a transcript path.
     #[serde(default)]
     pub transcript: Option<String>,
+    /// For agents whose turn end carries no text but an earlier event does
+    /// (Cursor: `afterAgentResponse` has it, `stop` does not).
+    #[serde(default)]
+    pub text_stash: Option<TextStash>,
     /// How verdicts are written.
     pub render: RenderSpec,
     /// How `guard install` wires this agent (read by the installer).
@@ -102,6 +106,18 @@ pub struct EventRule {
     pub absent: Vec<String>,
     /// The native event name the payload then stands for.
     pub event: String,
+}
+
+/// Where the assistant's text is kept between two events of one session:
+/// saved from the `save_on` events, given to the `use_on` events that carry
+/// none, then forgotten.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextStash {
+    /// Native events whose text is kept.
+    pub save_on: Vec<String>,
+    /// Native events that take the kept text when they have none.
+    pub use_on: Vec<String>,
 }
 
 /// Payload paths of the normalized fields; for each, the first present wins.

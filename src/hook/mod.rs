@@ -6,6 +6,7 @@
 
 mod loop_guard;
 mod record;
+mod text_stash;
 mod turn_text;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
@@ -198,6 +199,7 @@ fn run_inner(input: HookInput) -> HookOutput {
         .with(|k| *k.borrow_mut() = Some((spec.clone(), event.kind, event.native_event.clone())));
     let state_dir = crate::paths::state_dir();
     let _ = crate::state::touch_heartbeat(&state_dir, &spec.name);
+    text_stash::apply(&spec, &mut event, &state_dir);
 
     fault("config");
     let opts = LoadOptions {
