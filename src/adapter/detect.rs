@@ -16,7 +16,7 @@ pub fn detect_agent<'a>(adapters: &'a [AdapterSpec], payload: &Value) -> Option<
         for rule in &spec.detect {
             let shape_ok = shape_matches(payload, &rule.keys, &rule.absent);
             let event_ok = rule.event_in.is_empty()
-                || native_event(spec, payload).is_some_and(|e| rule.event_in.iter().any(|x| *x == e));
+                || native_event(spec, payload).is_some_and(|e| rule.event_in.contains(&e));
             if shape_ok && event_ok {
                 return Some(spec);
             }
