@@ -2,7 +2,7 @@
 //!
 //! - Every captured payload (`tests/fixtures/captured/*-stdin.json`, and the
 //!   arrays in `*-stdins.json`) and every documented payload
-//!   (`tests/fixtures/<agent>/*.json`) is detected as the right agent and
+//!   (`tests/fixtures/<adapter name>/*.json`) is detected as the right agent and
 //!   normalizes to the event in `tests/golden/events/<name>.json`.
 //! - Every agent renders allow/block/deny/ask as in
 //!   `tests/golden/render/<agent>-<kind>-<decision>.json`.
@@ -73,7 +73,9 @@ fn cases() -> Vec<Case> {
     }
     for dir in sorted_files(&fixtures) {
         let agent = dir.file_name().unwrap().to_string_lossy().to_string();
-        if !dir.is_dir() || agent == "captured" {
+        // Only folders named after an adapter hold hook payloads (others
+        // hold transcripts and such).
+        if !dir.is_dir() || adapter::find(&agent).is_none_or(|s| s.name != agent) {
             continue;
         }
         for path in sorted_files(&dir) {
