@@ -120,7 +120,8 @@ fn every_install_section_follows_the_installer_schema() {
             let kind = spec.events.get(event).unwrap_or_else(|| panic!("{name}: installs {event}, which it does not map"));
             let stashed = spec.text_stash.as_ref().is_some_and(|t| t.save_on.contains(event));
             assert!(*kind != EventKind::Other || stashed, "{name}: installs {event}, which guard ignores");
-            assert!(options.is_object(), "{name}: {event} options");
+            let keys: Vec<&String> = options.as_object().unwrap_or_else(|| panic!("{name}: {event} options")).keys().collect();
+            assert!(keys.iter().all(|k| *k == "matcher"), "{name}: {event}: the installer reads only `matcher`, got {keys:?}");
         }
         if let Some(extra) = install.get("extra") {
             assert!(extra.is_object(), "{name}: install.extra");
