@@ -39,7 +39,10 @@ fn read_json(path: &Path) -> Value {
 }
 
 fn sorted_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     files
 }
@@ -58,17 +61,28 @@ fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
     for path in sorted_files(&fixtures.join("captured")) {
         let file = path.file_name().unwrap().to_string_lossy().to_string();
-        let Some(stem) = file.strip_suffix(".json").filter(|s| s.ends_with("-stdin") || s.ends_with("-stdins")) else {
+        let Some(stem) = file
+            .strip_suffix(".json")
+            .filter(|s| s.ends_with("-stdin") || s.ends_with("-stdins"))
+        else {
             continue;
         };
         let agent = captured_agent(&file).to_string();
         match read_json(&path) {
             Value::Array(items) => {
                 for (i, payload) in items.into_iter().enumerate() {
-                    cases.push(Case { name: format!("{stem}-{i}"), agent: agent.clone(), payload });
+                    cases.push(Case {
+                        name: format!("{stem}-{i}"),
+                        agent: agent.clone(),
+                        payload,
+                    });
                 }
             }
-            payload => cases.push(Case { name: stem.to_string(), agent, payload }),
+            payload => cases.push(Case {
+                name: stem.to_string(),
+                agent,
+                payload,
+            }),
         }
     }
     for dir in sorted_files(&fixtures) {
@@ -81,11 +95,19 @@ fn cases() -> Vec<Case> {
         for path in sorted_files(&dir) {
             if path.extension().is_some_and(|e| e == "json") {
                 let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-                cases.push(Case { name: format!("{agent}-{stem}"), agent: agent.clone(), payload: read_json(&path) });
+                cases.push(Case {
+                    name: format!("{agent}-{stem}"),
+                    agent: agent.clone(),
+                    payload: read_json(&path),
+                });
             }
         }
     }
-    assert!(cases.len() >= 30, "fixtures missing: found {} cases", cases.len());
+    assert!(
+        cases.len() >= 30,
+        "fixtures missing: found {} cases",
+        cases.len()
+    );
     cases
 }
 
@@ -101,7 +123,10 @@ fn expected_detection(agent: &str) -> &str {
 
 fn builtins() -> Vec<AdapterSpec> {
     let (specs, errors) = adapter::builtins();
-    assert!(errors.is_empty(), "adapter files that do not parse: {errors:?}");
+    assert!(
+        errors.is_empty(),
+        "adapter files that do not parse: {errors:?}"
+    );
     specs
 }
 
@@ -118,8 +143,14 @@ fn check_golden(path: &Path, actual: &str, failures: &mut Vec<String>) {
     }
     match fs::read_to_string(path) {
         Ok(expected) if expected == actual => {}
-        Ok(expected) => failures.push(format!("{}:\n--- golden\n{expected}\n--- actual\n{actual}", path.display())),
-        Err(_) => failures.push(format!("{}: missing golden (run with GUARD_UPDATE_GOLDEN=1)\n{actual}", path.display())),
+        Ok(expected) => failures.push(format!(
+            "{}:\n--- golden\n{expected}\n--- actual\n{actual}",
+            path.display()
+        )),
+        Err(_) => failures.push(format!(
+            "{}: missing golden (run with GUARD_UPDATE_GOLDEN=1)\n{actual}",
+            path.display()
+        )),
     }
 }
 
@@ -131,7 +162,10 @@ fn detection_picks_the_right_agent_for_every_fixture() {
         let detected = adapter::detect_agent(&specs, &case.payload).map(|s| s.name.clone());
         let expected = expected_detection(&case.agent);
         if detected.as_deref() != Some(expected) {
-            wrong.push(format!("{}: expected {expected}, detected {detected:?}", case.name));
+            wrong.push(format!(
+                "{}: expected {expected}, detected {detected:?}",
+                case.name
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -146,7 +180,11 @@ fn the_installed_agent_name_is_kept_for_its_own_payloads() {
         let named = spec(&case.agent);
         let detected = adapter::detect_agent(&specs, &case.payload).unwrap();
         let switches = !detected.detect.is_empty() && !named.answers_to(&detected.name);
-        assert!(!switches, "{}: `guard hook {}` would be treated as {}", case.name, case.agent, detected.name);
+        assert!(
+            !switches,
+            "{}: `guard hook {}` would be treated as {}",
+            case.name, case.agent, detected.name
+        );
     }
 }
 
@@ -168,9 +206,15 @@ fn every_payload_normalizes_to_its_golden_event() {
     let dir = root().join("tests/golden/events");
     let mut failures = Vec::new();
     for case in cases() {
-        let event = spec(&case.agent).parse_payload(case.payload).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let event = spec(&case.agent)
+            .parse_payload(case.payload)
+            .unwrap_or_else(|e| panic!("{}: {e}", case.name));
         let actual = format!("{}\n", serde_json::to_string_pretty(&event).unwrap());
-        check_golden(&dir.join(format!("{}.json", case.name)), &actual, &mut failures);
+        check_golden(
+            &dir.join(format!("{}.json", case.name)),
+            &actual,
+            &mut failures,
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -180,10 +224,20 @@ fn every_payload_normalizes_to_its_golden_event() {
 const RENDER_SAMPLES: &[(&str, EventKind, &str, bool)] = &[
     ("claude-code", EventKind::Stop, "Stop", true),
     ("claude-code", EventKind::PreTool, "PreToolUse", true),
-    ("claude-code", EventKind::PermissionRequest, "PermissionRequest", true),
+    (
+        "claude-code",
+        EventKind::PermissionRequest,
+        "PermissionRequest",
+        true,
+    ),
     ("codex", EventKind::Stop, "Stop", true),
     ("codex", EventKind::PreTool, "PreToolUse", true),
-    ("codex", EventKind::PermissionRequest, "PermissionRequest", true),
+    (
+        "codex",
+        EventKind::PermissionRequest,
+        "PermissionRequest",
+        true,
+    ),
     ("gemini", EventKind::Stop, "AfterAgent", true),
     ("gemini", EventKind::PreTool, "BeforeTool", true),
     ("cursor", EventKind::Stop, "stop", true),
@@ -193,7 +247,12 @@ const RENDER_SAMPLES: &[(&str, EventKind, &str, bool)] = &[
     ("cursor", EventKind::Other, "afterAgentResponse", true),
     ("copilot", EventKind::Stop, "agentStop", true),
     ("copilot", EventKind::PreTool, "preToolUse", true),
-    ("copilot", EventKind::PermissionRequest, "permissionRequest", true),
+    (
+        "copilot",
+        EventKind::PermissionRequest,
+        "permissionRequest",
+        true,
+    ),
     ("copilot-vscode", EventKind::Stop, "Stop", true),
     ("copilot-vscode", EventKind::PreTool, "PreToolUse", true),
     ("droid", EventKind::Stop, "Stop", true),
@@ -208,13 +267,21 @@ const REASON: &str = "guard: you said \"done\" but ran no tests; run them first.
 const SYSTEM_MESSAGE: &str = "guard let this turn end after 3 blocks.";
 
 fn verdict(decision: Decision, with_message: bool) -> Verdict {
-    let mut v = if decision == Decision::Allow { Verdict::allow() } else { Verdict::with(decision, REASON) };
+    let mut v = if decision == Decision::Allow {
+        Verdict::allow()
+    } else {
+        Verdict::with(decision, REASON)
+    };
     if with_message {
         v.system_message = Some(SYSTEM_MESSAGE.to_string());
     }
     v.detectors.push(DetectorReport {
         name: "commit-before-verification".into(),
-        layer1: if decision == Decision::Allow { Layer1::Miss } else { Layer1::Hit },
+        layer1: if decision == Decision::Allow {
+            Layer1::Miss
+        } else {
+            Layer1::Hit
+        },
         keywords: Vec::new(),
         signals: Vec::new(),
         bypasses: Vec::new(),
@@ -229,7 +296,11 @@ fn verdict(decision: Decision, with_message: bool) -> Verdict {
 /// (file label, decision, system message, ask_as from config) per kind.
 fn decisions(kind: EventKind) -> Vec<(&'static str, Decision, bool, Option<Decision>)> {
     if kind.is_turn_end() {
-        vec![("allow", Decision::Allow, false, None), ("allow_message", Decision::Allow, true, None), ("block", Decision::Block, false, None)]
+        vec![
+            ("allow", Decision::Allow, false, None),
+            ("allow_message", Decision::Allow, true, None),
+            ("block", Decision::Block, false, None),
+        ]
     } else if kind.is_gate() {
         vec![
             ("allow", Decision::Allow, false, None),
@@ -248,12 +319,24 @@ fn every_verdict_renders_to_its_golden() {
     let mut failures = Vec::new();
     for &(agent, kind, native, main) in RENDER_SAMPLES {
         let spec = spec(agent);
-        assert_eq!(spec.events.get(native).copied().unwrap_or(EventKind::Other), kind, "{agent} {native}");
+        assert_eq!(
+            spec.events.get(native).copied().unwrap_or(EventKind::Other),
+            kind,
+            "{agent} {native}"
+        );
         for (label, decision, message, ask_as) in decisions(kind) {
             let out = spec.render(kind, native, &verdict(decision, message), ask_as);
             let golden = json!({"stdout": out.stdout, "stderr": out.stderr, "exit": out.exit});
-            let file = if main { format!("{agent}-{kind}-{label}.json") } else { format!("{agent}-{kind}-{native}-{label}.json") };
-            check_golden(&dir.join(file), &format!("{}\n", serde_json::to_string_pretty(&golden).unwrap()), &mut failures);
+            let file = if main {
+                format!("{agent}-{kind}-{label}.json")
+            } else {
+                format!("{agent}-{kind}-{native}-{label}.json")
+            };
+            check_golden(
+                &dir.join(file),
+                &format!("{}\n", serde_json::to_string_pretty(&golden).unwrap()),
+                &mut failures,
+            );
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

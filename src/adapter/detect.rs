@@ -22,5 +22,10 @@ pub fn detect_agent<'a>(adapters: &'a [AdapterSpec], payload: &Value) -> Option<
             }
         }
     }
-    by_priority.iter().rev().find(|a| a.detect.is_empty()).copied().or(by_priority.last().copied())
+    by_priority
+        .iter()
+        .rev()
+        .find(|a| a.detect.is_empty())
+        .copied()
+        .or(by_priority.last().copied())
 }

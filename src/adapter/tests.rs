@@ -48,7 +48,10 @@ fn a_native_event_override_wins_over_the_kind_and_the_default() {
     let spec = spec();
     let allow = Verdict::allow();
     let native = spec.render(EventKind::PreTool, "beforeTool", &allow, None);
-    assert_eq!(native.stdout, "{\"permission\":\"allow\",\"from\":\"native\"}\n");
+    assert_eq!(
+        native.stdout,
+        "{\"permission\":\"allow\",\"from\":\"native\"}\n"
+    );
     let kind = spec.render(EventKind::PreTool, "beforeShell", &allow, None);
     assert_eq!(kind.stdout, "{\"permission\":\"allow\"}\n");
     let default = spec.render(EventKind::PostTool, "toolFailed", &allow, None);
@@ -60,22 +63,47 @@ fn a_native_event_can_render_ask_as_deny_while_its_siblings_ask() {
     let spec = spec();
     let ask = Verdict::with(Decision::Ask, "sure?");
     let native = spec.render(EventKind::PreTool, "beforeTool", &ask, None);
-    assert_eq!(native.stdout, "{\"permission\":\"deny\",\"why\":\"sure?\"}\n");
+    assert_eq!(
+        native.stdout,
+        "{\"permission\":\"deny\",\"why\":\"sure?\"}\n"
+    );
     let sibling = spec.render(EventKind::PreTool, "beforeShell", &ask, None);
-    assert_eq!(sibling.stdout, "{\"permission\":\"ask\",\"why\":\"sure?\"}\n");
+    assert_eq!(
+        sibling.stdout,
+        "{\"permission\":\"ask\",\"why\":\"sure?\"}\n"
+    );
 }
 
 #[test]
 fn the_event_is_named_from_the_shape_when_the_payload_has_no_name() {
     let spec = spec();
-    let named = spec.parse_payload(json!({"hook_event_name": "beforeShell", "toolName": "x"})).unwrap();
-    assert_eq!(named.native_event, "beforeShell", "an event field wins over the shape rules");
-    let failed = spec.parse_payload(json!({"toolName": "bash", "error": "boom"})).unwrap();
-    assert_eq!((failed.native_event.as_str(), failed.kind), ("toolFailed", EventKind::PostTool), "rules are tried in order");
+    let named = spec
+        .parse_payload(json!({"hook_event_name": "beforeShell", "toolName": "x"}))
+        .unwrap();
+    assert_eq!(
+        named.native_event, "beforeShell",
+        "an event field wins over the shape rules"
+    );
+    let failed = spec
+        .parse_payload(json!({"toolName": "bash", "error": "boom"}))
+        .unwrap();
+    assert_eq!(
+        (failed.native_event.as_str(), failed.kind),
+        ("toolFailed", EventKind::PostTool),
+        "rules are tried in order"
+    );
     let before = spec.parse_payload(json!({"toolName": "bash"})).unwrap();
-    assert_eq!((before.native_event.as_str(), before.kind), ("beforeTool", EventKind::PreTool));
-    let absent_key = spec.parse_payload(json!({"toolName": "bash", "done": true})).unwrap();
-    assert_eq!(absent_key.native_event, "fallback", "an `absent` key that is present fails the rule");
+    assert_eq!(
+        (before.native_event.as_str(), before.kind),
+        ("beforeTool", EventKind::PreTool)
+    );
+    let absent_key = spec
+        .parse_payload(json!({"toolName": "bash", "done": true}))
+        .unwrap();
+    assert_eq!(
+        absent_key.native_event, "fallback",
+        "an `absent` key that is present fails the rule"
+    );
 }
 
 #[test]
@@ -87,13 +115,30 @@ fn an_event_that_stands_for_a_tool_names_it_and_keeps_a_non_shell_command_out() 
     let tool = mcp.tool.unwrap();
     assert_eq!(tool.canonical, "mcp");
     assert_eq!(tool.native_name, "db_query");
-    assert_eq!(tool.input, json!({"q": 1}), "a string holding JSON is decoded");
-    assert_eq!(tool.command, None, "the MCP server's launch command is not a shell command");
+    assert_eq!(
+        tool.input,
+        json!({"q": 1}),
+        "a string holding JSON is decoded"
+    );
+    assert_eq!(
+        tool.command, None,
+        "the MCP server's launch command is not a shell command"
+    );
 
-    let shell = spec.parse_payload(json!({"hook_event_name": "beforeShell", "command": "rm -rf /"})).unwrap();
+    let shell = spec
+        .parse_payload(json!({"hook_event_name": "beforeShell", "command": "rm -rf /"}))
+        .unwrap();
     let tool = shell.tool.unwrap();
-    assert_eq!((tool.canonical.as_str(), tool.command.as_deref()), ("shell", Some("rm -rf /")));
+    assert_eq!(
+        (tool.canonical.as_str(), tool.command.as_deref()),
+        ("shell", Some("rm -rf /"))
+    );
 
-    let no_tool = spec.parse_payload(json!({"hook_event_name": "beforeMcp", "command": "npx server"})).unwrap();
-    assert!(no_tool.tool.is_none(), "a bare command on a non-shell event is not read as a shell tool");
+    let no_tool = spec
+        .parse_payload(json!({"hook_event_name": "beforeMcp", "command": "npx server"}))
+        .unwrap();
+    assert!(
+        no_tool.tool.is_none(),
+        "a bare command on a non-shell event is not read as a shell tool"
+    );
 }

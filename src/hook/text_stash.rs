@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 const MAX_STASHED_BYTES: usize = 256 * 1024;
 
 fn stash_path(state_dir: &Path, agent: &str, session: &str) -> PathBuf {
-    state_dir.join("text").join(format!("{}-{}.txt", safe_name(agent), safe_name(session)))
+    state_dir
+        .join("text")
+        .join(format!("{}-{}.txt", safe_name(agent), safe_name(session)))
 }
 
 fn tail(text: &str) -> &str {
@@ -32,8 +34,12 @@ fn tail(text: &str) -> &str {
 /// Saves or fills in the event's text per the adapter's `text_stash`. Best
 /// effort: an unwritable state directory only leaves the text as it was.
 pub fn apply(spec: &AdapterSpec, event: &mut Event, state_dir: &Path) {
-    let Some(stash) = &spec.text_stash else { return };
-    let Some(session) = event.session_id.as_deref().filter(|s| !s.is_empty()) else { return };
+    let Some(stash) = &spec.text_stash else {
+        return;
+    };
+    let Some(session) = event.session_id.as_deref().filter(|s| !s.is_empty()) else {
+        return;
+    };
     let path = stash_path(state_dir, &spec.name, session);
     if stash.save_on.contains(&event.native_event) {
         if let Some(text) = event.text.as_deref().filter(|t| !t.trim().is_empty()) {
@@ -70,12 +76,21 @@ mod tests {
     #[test]
     fn the_answer_of_after_agent_response_reaches_the_next_stop_once() {
         let (spec, state) = (cursor(), dir("once"));
-        let mut answer = event(&spec, json!({"hook_event_name": "afterAgentResponse", "conversation_id": "c1", "text": "Done, all green."}));
+        let mut answer = event(
+            &spec,
+            json!({"hook_event_name": "afterAgentResponse", "conversation_id": "c1", "text": "Done, all green."}),
+        );
         apply(&spec, &mut answer, &state);
-        let mut stop = event(&spec, json!({"hook_event_name": "stop", "conversation_id": "c1", "status": "completed", "loop_count": 0}));
+        let mut stop = event(
+            &spec,
+            json!({"hook_event_name": "stop", "conversation_id": "c1", "status": "completed", "loop_count": 0}),
+        );
         apply(&spec, &mut stop, &state);
         assert_eq!(stop.text.as_deref(), Some("Done, all green."));
-        let mut next = event(&spec, json!({"hook_event_name": "stop", "conversation_id": "c1", "status": "completed", "loop_count": 1}));
+        let mut next = event(
+            &spec,
+            json!({"hook_event_name": "stop", "conversation_id": "c1", "status": "completed", "loop_count": 1}),
+        );
         apply(&spec, &mut next, &state);
         assert_eq!(next.text, None, "a used answer is forgotten");
         let _ = fs::remove_dir_all(&state);
@@ -84,9 +99,15 @@ mod tests {
     #[test]
     fn sessions_do_not_share_answers() {
         let (spec, state) = (cursor(), dir("sessions"));
-        let mut answer = event(&spec, json!({"hook_event_name": "afterAgentResponse", "conversation_id": "c1", "text": "mine"}));
+        let mut answer = event(
+            &spec,
+            json!({"hook_event_name": "afterAgentResponse", "conversation_id": "c1", "text": "mine"}),
+        );
         apply(&spec, &mut answer, &state);
-        let mut other = event(&spec, json!({"hook_event_name": "stop", "conversation_id": "c2"}));
+        let mut other = event(
+            &spec,
+            json!({"hook_event_name": "stop", "conversation_id": "c2"}),
+        );
         apply(&spec, &mut other, &state);
         assert_eq!(other.text, None);
         let _ = fs::remove_dir_all(&state);
