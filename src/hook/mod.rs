@@ -134,12 +134,12 @@ fn failure_output(
     config: Option<&Config>,
     problem: &str,
 ) -> HookOutput {
-    let default_config;
+    let builtin_config;
     let cfg = match config {
         Some(c) => c,
         None => {
-            default_config = Config::default();
-            &default_config
+            builtin_config = config::builtin(Some(&spec.name));
+            &builtin_config
         }
     };
     let decision = if kind == EventKind::Other {
