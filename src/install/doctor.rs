@@ -323,8 +323,9 @@ fn check_trust(agent: &Agent, trust_file: &str, wired: &[Wired], out: &mut Findi
         let mut events: Vec<&str> = w.hooks.iter().map(|h| h.event.as_str()).collect();
         events.dedup();
         for event in events {
-            let prefix = format!("{}:{}:", w.path.display(), snake_event(event));
-            let mine: Vec<&TrustRecord> = records.iter().filter(|r| r.key.starts_with(&prefix)).collect();
+            let canonical = std::fs::canonicalize(&w.path).unwrap_or_else(|_| w.path.clone());
+            let prefixes = [&w.path, &canonical].map(|p| format!("{}:{}:", p.display(), snake_event(event)));
+            let mine: Vec<&TrustRecord> = records.iter().filter(|r| prefixes.iter().any(|p| r.key.starts_with(p))).collect();
             if mine.iter().any(|r| r.disabled) {
                 out.add(Some(name), "trust", Status::Error, format!("{event} in {} is disabled in {}", w.path.display(), path.display()), fix.clone());
             } else if !mine.iter().any(|r| r.trusted) {

@@ -122,10 +122,66 @@ pub fn parse(path: &Path, text: &str) -> Result<Map<String, Value>, FileError> {
             message: "the file has comments, which guard would lose on rewrite; remove them, or add guard's hooks by hand (see `guard install --dry-run`)".into(),
         });
     }
+    if let Err(e) = serde_json::from_str::<NoDuplicateKeys>(text) {
+        return Err(FileError::Malformed { path: name, line: e.line(), column: e.column(), message: format!("{e}") });
+    }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(FileError::NotAnObject { path: name }),
         Err(e) => Err(FileError::Malformed { path: name, line: e.line(), column: e.column(), message: format!("not valid JSON ({e})") }),
+    }
+}
+
+/// A JSON document walked only to refuse duplicate keys: a rewrite would
+/// keep one of the values and silently drop the other.
+struct NoDuplicateKeys;
+
+impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NoDuplicateKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!("the key {key:?} appears twice in one object; guard would lose one of its values")));
+            }
+            map.next_value::<NoDuplicateKeys>()?;
+        }
+        Ok(self)
     }
 }
 
@@ -282,6 +338,8 @@ mod tests {
         }
         assert!(matches!(parse(Path::new("s.json"), "[1]"), Err(FileError::NotAnObject { .. })));
         assert!(parse(Path::new("s.json"), "  \n").unwrap().is_empty());
+        let dup = parse(Path::new("s.json"), "{\"a\": {\"b\": 1,\n \"b\": 2}}").unwrap_err().to_string();
+        assert!(dup.contains("s.json:2:") && dup.contains("\"b\" appears twice"), "{dup}");
     }
 
     #[test]
