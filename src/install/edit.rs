@@ -2,9 +2,10 @@
 //! file, for each hook format. Everything else in the file is left as it
 //! is: other keys, other tools' hooks (even in the same group), key order.
 //!
-//! Guard's entries are recognised by their command (see [`GuardCommand`]),
+//! Guard's entries are recognised by their command ([`GuardCommand`]),
 //! so a re-install after the binary moved replaces the old entry.
 
+pub use super::command::{shell_quote, GuardCommand};
 use super::spec::HookFormat;
 use serde_json::{Map, Value};
 
@@ -42,107 +43,6 @@ pub struct FoundHook {
     pub command: String,
     /// Its timeout, when it is a whole number.
     pub timeout: Option<u64>,
-}
-
-/// Recognises guard's command lines: a word whose file name is one of
-/// guard's binary names, followed by the word `hook`.
-#[derive(Debug, Clone)]
-pub struct GuardCommand {
-    names: Vec<String>,
-}
-
-impl GuardCommand {
-    /// Recognises `guard` and any of `extra_names` (e.g. the running binary's name).
-    pub fn new(extra_names: &[&str]) -> GuardCommand {
-        let mut names = vec!["guard".to_string()];
-        names.extend(extra_names.iter().filter(|n| !n.is_empty()).map(|n| n.to_string()));
-        GuardCommand { names }
-    }
-
-    /// Whether this command line runs guard's hook: after any `VAR=value`
-    /// words and `env`/`exec`/`command`/`nice`/`nohup`, guard's binary, then `hook`.
-    pub fn matches(&self, command: &str) -> bool {
-        let words = program_words(command);
-        match words.as_slice() {
-            [program, sub, ..] => {
-                let base = program.rsplit('/').next().unwrap_or(program);
-                sub == "hook" && self.names.iter().any(|n| n == base)
-            }
-            _ => false,
-        }
-    }
-
-    /// The executable of a command line.
-    pub fn executable(command: &str) -> Option<String> {
-        program_words(command).into_iter().next()
-    }
-}
-
-/// The words of a command line from its program on (prefixes skipped).
-fn program_words(command: &str) -> Vec<String> {
-    let words = shell_words(command);
-    let start = words.iter().position(|w| !(w.contains('=') || ["env", "exec", "command", "nice", "nohup"].contains(&w.as_str()))).unwrap_or(words.len());
-    words[start..].to_vec()
-}
-
-/// Splits a command line into words the way `sh` would for plain words and
-/// single/double quotes (no expansion).
-fn shell_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
-                    }
-                    current.push(q);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(q) = chars.next() {
-                    match q {
-                        '"' => break,
-                        '\\' => current.extend(chars.next()),
-                        _ => current.push(q),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                current.extend(chars.next());
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut current));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                current.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(current);
-    }
-    words
-}
-
-/// Quotes a path for `sh` when it holds anything but plain characters.
-pub fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 /// Field names of a format's handler objects.

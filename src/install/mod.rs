@@ -8,6 +8,7 @@
 //! original bytes: uninstall restores the backup when the file differs from
 //! "install applied to the backup" only in guard's own entries ([`plan`]).
 
+pub mod command;
 pub mod discover;
 pub mod doctor;
 pub mod edit;
@@ -19,7 +20,8 @@ pub use discover::{agents, find_agent, installed_agents, project_root, settings_
 pub use plan::{install_file, uninstall_file, Change, Outcome};
 
 use crate::config::DeadlineConfig;
-use edit::{shell_quote, GuardCommand, WantedHook};
+use command::{shell_quote, GuardCommand};
+use edit::WantedHook;
 use std::path::Path;
 
 /// Why an install, uninstall or doctor step failed.

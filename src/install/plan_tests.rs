@@ -6,10 +6,21 @@ use serde_json::json;
 
 const GUARD: &str = "/opt/bin/guard";
 
-fn setup(agent: &str) -> (Agent, Vec<WantedHook>, GuardCommand) {
-    let agent = find_agent(agent).unwrap();
-    let command = format!("{GUARD} hook {}", agent.adapter.name);
-    let wanted = wanted_hooks(&agent, &command, &DeadlineConfig::default()).unwrap();
+fn setup(name: &str) -> (Agent, Vec<WantedHook>, GuardCommand) {
+    // Parsing the adapters once keeps hundreds of cases fast.
+    static AGENTS: std::sync::OnceLock<Vec<(Agent, Vec<WantedHook>)>> = std::sync::OnceLock::new();
+    let all = AGENTS.get_or_init(|| {
+        ["claude-code", "codex"]
+            .iter()
+            .map(|n| {
+                let agent = find_agent(n).unwrap();
+                let command = format!("{GUARD} hook {}", agent.adapter.name);
+                let wanted = wanted_hooks(&agent, &command, &DeadlineConfig::default()).unwrap();
+                (agent, wanted)
+            })
+            .collect()
+    });
+    let (agent, wanted) = all.iter().find(|(a, _)| a.adapter.name == name).unwrap().clone();
     (agent, wanted, GuardCommand::new(&[]))
 }
 
