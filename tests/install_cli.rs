@@ -2,6 +2,7 @@
 //! throw-away HOME: exact files written, byte-for-byte round trips,
 //! refusals that change nothing, dry runs, agent discovery, concurrency.
 
+#[path = "install_common/mod.rs"]
 mod common;
 
 use common::{files_containing, guard_exe, Sandbox};

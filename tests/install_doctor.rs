@@ -1,6 +1,7 @@
 //! `guard doctor` as a subprocess in a throw-away HOME: what it reports for
 //! wired, broken, untrusted and never-fired agents, and its exit code.
 
+#[path = "install_common/mod.rs"]
 mod common;
 
 use common::Sandbox;

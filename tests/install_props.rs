@@ -4,6 +4,7 @@
 //! gives back the original bytes, install twice equals install once, and a
 //! malformed file is left byte-for-byte.
 
+#[path = "install_common/mod.rs"]
 mod common;
 
 use common::{files_containing, Sandbox};
