@@ -15,6 +15,8 @@ pub mod install;
 pub mod judge;
 pub mod log;
 pub mod paths;
+pub mod redact;
 pub mod shell;
 pub mod state;
+pub mod transcript;
 pub mod verdict;

@@ -121,3 +121,25 @@ fn codex_hooks_need_trust() {
     let (report, _) = doctor(&sb);
     assert_eq!(status_of(&report, "codex", "trust"), ["ok", "ok", "ok"], "{report:#}");
 }
+
+#[test]
+fn the_judge_backend_and_the_config_are_checked() {
+    let sb = Sandbox::new();
+    let general = |report: &Value, check: &str| -> Vec<String> {
+        report["findings"].as_array().unwrap().iter().filter(|f| f["agent"].is_null() && f["check"] == check).map(|f| f["status"].as_str().unwrap().to_string()).collect()
+    };
+    let (report, _) = doctor(&sb);
+    assert_eq!(general(&report, "judge"), ["warn"], "auto finds no judge CLI on an empty PATH: {report:#}");
+    assert_eq!(general(&report, "log directory"), ["ok"]);
+    let config_dir = sb.home().join(".config/guard");
+    fs::create_dir_all(&config_dir).unwrap();
+    fs::write(config_dir.join("config.yaml"), "judge:\n  backend: claude\n").unwrap();
+    let (report, code) = doctor(&sb);
+    assert_eq!(code, 1);
+    assert_eq!(general(&report, "judge"), ["error"], "{report:#}");
+    fs::write(config_dir.join("config.yaml"), "judge:\n  backend: claude\n  colour: red\n").unwrap();
+    let (report, code) = doctor(&sb);
+    assert_eq!(code, 1);
+    let bad: Vec<_> = report["findings"].as_array().unwrap().iter().filter(|f| f["check"] == "config" && f["status"] == "error").collect();
+    assert!(bad.iter().any(|f| f["message"].as_str().unwrap().contains("config.yaml:")), "{report:#}");
+}

@@ -59,8 +59,11 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         Err(e) => return fail(e),
     };
     let cfg = loaded.config;
-    let detectors = match load::load(&cfg) {
-        Ok(d) => d,
+    let detectors = match load::load_lenient(&cfg) {
+        Ok((d, unknown)) => {
+            unknown.iter().for_each(|e| eprintln!("warning: {e}"));
+            d
+        }
         Err(e) => return fail(e),
     };
     let engine = match Engine::new(detectors) {

@@ -193,7 +193,8 @@ pub fn deep_merge(base: &mut Value, over: &Value) {
 
 fn record_sources(prefix: &str, value: &Value, source: &str, out: &mut Vec<(String, String)>) {
     match value {
-        Value::Object(map) if !map.is_empty() => {
+        Value::Object(map) if map.is_empty() && !prefix.is_empty() => {}
+        Value::Object(map) => {
             for (k, v) in map {
                 let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
                 record_sources(&key, v, source, out);

@@ -94,15 +94,28 @@ pub fn builtins() -> Result<Vec<DetectorSpec>, DetectorError> {
 }
 
 /// The detectors the config enables, in a stable order (built-ins first).
+/// A config entry naming no known detector is an error here; the hook path
+/// uses [`load_lenient`] so that one typo does not switch every detector off.
 pub fn load(config: &Config) -> Result<Vec<LoadedDetector>, DetectorError> {
+    let (detectors, unknown) = load_lenient(config)?;
+    match unknown.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(detectors),
+    }
+}
+
+/// Like [`load`], but unknown detector names are returned beside the
+/// detectors instead of failing.
+pub fn load_lenient(config: &Config) -> Result<(Vec<LoadedDetector>, Vec<DetectorError>), DetectorError> {
     let mut specs = builtins()?;
+    let mut unknown = Vec::new();
     for (name, settings) in &config.detectors {
         if let Some(file) = &settings.file {
             let spec = read_file(file)?;
             specs.retain(|s| s.name != spec.name);
             specs.push(spec);
         } else if !specs.iter().any(|s| &s.name == name) {
-            return Err(DetectorError::Unknown(name.clone()));
+            unknown.push(DetectorError::Unknown(name.clone()));
         }
     }
     let mut out = Vec::new();
@@ -115,7 +128,7 @@ pub fn load(config: &Config) -> Result<Vec<LoadedDetector>, DetectorError> {
         spec.signals.extend(settings.extra_signals.iter().cloned());
         out.push(LoadedDetector { spec, mode: settings.mode });
     }
-    Ok(out)
+    Ok((out, unknown))
 }
 
 fn read_file(path: &Path) -> Result<DetectorSpec, DetectorError> {

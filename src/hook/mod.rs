@@ -6,6 +6,7 @@
 
 mod loop_guard;
 mod record;
+mod turn_text;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
 use crate::config::{self, Config, LoadOptions};
@@ -150,7 +151,7 @@ fn run_inner(input: HookInput) -> HookOutput {
         (None, Some(d)) => d,
         (None, None) => arg_spec,
     };
-    let event = match spec.parse_payload(payload) {
+    let mut event = match spec.parse_payload(payload) {
         Ok(e) => e,
         Err(e) => return failure_output(&spec, EventKind::Other, "", None, &e.to_string()),
     };
@@ -175,6 +176,12 @@ fn run_inner(input: HookInput) -> HookOutput {
         record::write(&cfg, &event, &verdict, &ctx);
         return spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
     }
+    if event.kind.is_turn_end() {
+        fault("transcript");
+        if let Some(problem) = turn_text::fill(&spec, &mut event, cfg.text.max_bytes) {
+            ctx.errors.push(problem);
+        }
+    }
     let verdict = match evaluate(&event, &cfg, deadline, &state_dir, &mut ctx) {
         Ok(v) => v,
         Err(problem) => {
@@ -195,7 +202,8 @@ fn run_inner(input: HookInput) -> HookOutput {
 
 fn evaluate(event: &Event, cfg: &Config, deadline: Instant, state_dir: &std::path::Path, ctx: &mut record::Context) -> Result<Verdict, String> {
     fault("engine");
-    let detectors = crate::detector::load::load(cfg).map_err(|e| e.to_string())?;
+    let (detectors, unknown) = crate::detector::load::load_lenient(cfg).map_err(|e| e.to_string())?;
+    ctx.errors.extend(unknown.iter().map(ToString::to_string));
     if !detectors.iter().any(|d| Engine::applies(d, event)) {
         return Ok(Verdict::allow());
     }

@@ -84,13 +84,7 @@ pub fn run(opts: &DoctorOptions) -> Report {
     }
     let config = check_config(opts, &mut out);
     if let Some(config) = config {
-        let backend = crate::judge::resolve_backend(&config.judge);
-        if backend.is_empty() || backend == "none" {
-            out.add(None, "judge", Status::Warn, "no judge backend: Layer-1 hits that need a judgment fail by policy (turn ends allowed, gates asked)".into(),
-                Some("install one of the judge CLIs (claude, codex, gemini) or set judge.backend / judge.command in your config".into()));
-        } else {
-            out.add(None, "judge", Status::Ok, format!("judge backend: {backend}"), None);
-        }
+        check_judge(&config.judge, &mut out);
         check_writable(&config.log.dir(), "log directory", &mut out);
     }
     check_writable(&state_dir, "state directory", &mut out);
@@ -111,21 +105,39 @@ fn check_config(opts: &DoctorOptions, out: &mut Findings) -> Option<Config> {
     for refused in &loaded.refused {
         out.add(None, "config", Status::Warn, format!("project config setting refused (it would loosen your policy): {refused}"), Some("set trust_project_config: true in your own config to allow it".into()));
     }
+    // A detector problem still leaves a usable config for the checks after this one.
     let detectors = match crate::detector::load::load(&loaded.config) {
         Ok(d) => d,
         Err(e) => {
             out.add(None, "config", Status::Error, e.to_string(), fix);
-            return None;
+            return Some(loaded.config);
         }
     };
-    for d in &detectors {
-        if let Err(e) = crate::detector::load::validate(&d.spec) {
-            out.add(None, "config", Status::Error, e.to_string(), fix.clone());
-            return None;
-        }
+    let invalid: Vec<String> = detectors.iter().filter_map(|d| crate::detector::load::validate(&d.spec).err()).map(|e| e.to_string()).collect();
+    if invalid.is_empty() {
+        out.add(None, "config", Status::Ok, format!("config valid: {} layer(s), {} detector(s) enabled", loaded.layers.len(), detectors.len()), None);
     }
-    out.add(None, "config", Status::Ok, format!("config valid: {} layer(s), {} detector(s) enabled", loaded.layers.len(), detectors.len()), None);
+    for e in invalid {
+        out.add(None, "config", Status::Error, e, fix.clone());
+    }
     Some(loaded.config)
+}
+
+fn check_judge(judge: &crate::judge::JudgeConfig, out: &mut Findings) {
+    let backend = crate::judge::resolve_backend(judge);
+    let set_it = "install one of the judge CLIs (codex, claude, gemini) on PATH, or set judge.backend (and judge.command / judge.url) in your config";
+    let missing = |program: &str| !program.is_empty() && discover::which(&[program.to_string()]).is_none() && !(program.contains('/') && Path::new(program).is_file());
+    match backend.as_str() {
+        "" | "none" => out.add(None, "judge", Status::Warn, "no judge backend: a Layer-1 hit that needs a judgment fails by policy (turn ends allowed, gates asked)".into(), Some(set_it.into())),
+        "codex" | "claude" | "gemini" if missing(&backend) => {
+            out.add(None, "judge", Status::Error, format!("judge backend {backend}: `{backend}` is not on PATH"), Some(set_it.into()))
+        }
+        "command" if judge.command.first().is_none_or(|p| missing(p)) => {
+            out.add(None, "judge", Status::Error, format!("judge backend command: {:?} cannot be run", judge.command), Some("set judge.command to the argv of an executable".into()))
+        }
+        "http" if judge.url.is_none() => out.add(None, "judge", Status::Error, "judge backend http has no judge.url".into(), Some("set judge.url (and judge.api_key_env)".into())),
+        _ => out.add(None, "judge", Status::Ok, format!("judge backend: {backend}"), None),
+    }
 }
 
 fn check_writable(dir: &Path, what: &str, out: &mut Findings) {
