@@ -93,18 +93,16 @@ pub fn run_install(args: InstallArgs, config: Option<PathBuf>) -> u8 {
         }
     };
     let agents = if args.all {
-        match install::installed_agents() {
-            Ok(found) if found.is_empty() => {
-                eprintln!("guard install: no agent found on this machine (looked for their executables on PATH and their config directories).");
-                eprintln!("Wire one by hand, e.g.: guard install --agent claude-code");
-                return 1;
-            }
-            Ok(found) => found,
-            Err(e) => {
-                eprintln!("guard install: {e}");
-                return 1;
-            }
+        for e in install::load_agents().1 {
+            eprintln!("guard install: skipped: {e}");
         }
+        let found = install::installed_agents();
+        if found.is_empty() {
+            eprintln!("guard install: no agent found on this machine (looked for their executables on PATH and their config directories).");
+            eprintln!("Wire one by hand, e.g.: guard install --agent claude-code");
+            return 1;
+        }
+        found
     } else {
         match named_agents(&args.agents) {
             Ok(a) => a,
@@ -163,7 +161,7 @@ pub fn run_uninstall(args: InstallArgs, config: Option<PathBuf>) -> u8 {
             return 1;
         }
     };
-    let agents = if args.all { install::agents().map_err(|e| e.to_string()) } else { named_agents(&args.agents) };
+    let agents = if args.all { Ok(install::agents()) } else { named_agents(&args.agents) };
     let agents = match agents {
         Ok(a) => a,
         Err(e) => {

@@ -37,24 +37,43 @@ impl Scope {
     }
 }
 
-/// Every built-in agent with an `install:` section, in adapter-file order.
-pub fn agents() -> Result<Vec<Agent>, InstallError> {
-    let mut out = Vec::new();
+/// Every built-in agent with an `install:` section, in adapter-file order,
+/// and the adapters whose file or `install:` section is wrong (one broken
+/// adapter never stops the others from being wired).
+pub fn load_agents() -> (Vec<Agent>, Vec<InstallError>) {
+    let mut agents = Vec::new();
+    let mut errors = Vec::new();
     for (stem, text) in crate::builtin::ADAPTERS {
-        let adapter = AdapterSpec::parse(stem, text).map_err(|e| InstallError::Spec { agent: stem.to_string(), message: e.to_string() })?;
+        let adapter = match AdapterSpec::parse(stem, text) {
+            Ok(a) => a,
+            Err(e) => {
+                errors.push(InstallError::Spec { agent: stem.to_string(), message: e.to_string() });
+                continue;
+            }
+        };
         if let Some(value) = &adapter.install {
-            let spec = InstallSpec::from_value(value).map_err(|message| InstallError::Spec { agent: adapter.name.clone(), message })?;
-            out.push(Agent { adapter, spec });
+            match InstallSpec::from_value(value) {
+                Ok(spec) => agents.push(Agent { adapter, spec }),
+                Err(message) => errors.push(InstallError::Spec { agent: adapter.name.clone(), message }),
+            }
         }
     }
-    Ok(out)
+    (agents, errors)
+}
+
+/// Every built-in agent guard can wire.
+pub fn agents() -> Vec<Agent> {
+    load_agents().0
 }
 
 /// The agent with this name or alias.
 pub fn find_agent(name: &str) -> Result<Agent, InstallError> {
-    let all = agents()?;
+    let (all, errors) = load_agents();
     if let Some(agent) = all.iter().find(|a| a.adapter.answers_to(name)) {
         return Ok(agent.clone());
+    }
+    if let Some(e) = errors.into_iter().find(|e| matches!(e, InstallError::Spec { agent, .. } if agent == name)) {
+        return Err(e);
     }
     let known: Vec<String> = all.iter().map(|a| a.adapter.name.clone()).collect();
     let message = match crate::adapter::find(name) {
@@ -94,8 +113,8 @@ pub fn presence(spec: &InstallSpec) -> Option<String> {
 }
 
 /// The agents installed on this machine.
-pub fn installed_agents() -> Result<Vec<Agent>, InstallError> {
-    Ok(agents()?.into_iter().filter(|a| presence(&a.spec).is_some()).collect())
+pub fn installed_agents() -> Vec<Agent> {
+    agents().into_iter().filter(|a| presence(&a.spec).is_some()).collect()
 }
 
 /// The settings file of an agent for a scope; `project_root` is the

@@ -74,13 +74,12 @@ impl Findings {
 pub fn run(opts: &DoctorOptions) -> Report {
     let mut out = Findings(Vec::new());
     let state_dir = crate::paths::state_dir();
-    match discover::agents() {
-        Ok(agents) => {
-            for agent in &agents {
-                check_agent(agent, opts, &state_dir, &mut out);
-            }
-        }
-        Err(e) => out.add(None, "adapters", Status::Error, e.to_string(), Some("report this bug: a built-in adapter file is wrong".into())),
+    let (agents, errors) = discover::load_agents();
+    for agent in &agents {
+        check_agent(agent, opts, &state_dir, &mut out);
+    }
+    for e in errors {
+        out.add(None, "adapters", Status::Error, e.to_string(), Some("report this bug: a built-in adapter file is wrong".into()));
     }
     let config = check_config(opts, &mut out);
     if let Some(config) = config {

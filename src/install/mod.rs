@@ -16,7 +16,7 @@ pub mod json_file;
 pub mod plan;
 pub mod spec;
 
-pub use discover::{agents, find_agent, installed_agents, project_root, settings_path, Agent, Scope};
+pub use discover::{agents, find_agent, installed_agents, load_agents, project_root, settings_path, Agent, Scope};
 pub use plan::{install_file, uninstall_file, Change, Outcome};
 
 use crate::config::DeadlineConfig;
