@@ -170,10 +170,12 @@ pub fn run_uninstall(args: InstallArgs, config: Option<PathBuf>) -> u8 {
         }
     };
     let mut failed = false;
+    let mut touched = false;
     for agent in &agents {
         let name = &agent.adapter.name;
         match uninstall_one(agent, &ctx, args.dry_run) {
             Ok(outcome) => {
+                touched |= !matches!(outcome.change, Change::Missing | Change::Unchanged);
                 let file = outcome.file.display();
                 match (outcome.change, args.dry_run) {
                     (Change::Missing, _) if args.all => {}
@@ -192,6 +194,9 @@ pub fn run_uninstall(args: InstallArgs, config: Option<PathBuf>) -> u8 {
                 eprintln!("{name}: not uninstalled: {e}");
             }
         }
+    }
+    if args.all && !touched && !failed {
+        println!("guard uninstall: no guard entries found in any agent's {} settings", ctx.scope.name());
     }
     u8::from(failed)
 }
