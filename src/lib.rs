@@ -11,6 +11,7 @@ pub mod detector;
 pub mod engine;
 pub mod event;
 pub mod hook;
+pub mod install;
 pub mod judge;
 pub mod log;
 pub mod paths;

@@ -2,4 +2,6 @@
 
 pub mod check;
 pub mod config_cmd;
+pub mod doctor;
 pub mod hook;
+pub mod install;
