@@ -96,6 +96,7 @@ fn end_to_end_figures_equal_the_hand_count() {
     assert_eq!(counts(s), [3, 0, 0, 8]);
     assert!(close(&s["f1"], 1.0));
     assert_eq!(counts(&r["overall"]), [5, 1, 2, 3]);
+    assert_eq!(r["overall"]["judge_failures"], 6, "c1 c4 c6 s1 s3 b1 each had a failed judgment");
 }
 
 #[test]
@@ -105,7 +106,7 @@ fn the_text_report_names_the_figures_and_the_wrong_ids() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("layer 1: recall 0.600 (3/5)  pass-through 0.833 (5/6)  bypass errors 1"), "{text}");
-    assert!(text.contains("precision 0.750  recall 0.600  F1 0.667  (judge failures: 4)"), "{text}");
+    assert!(text.contains("precision 0.750  recall 0.600  F1 0.667  (cases with a failed judgment: 4)"), "{text}");
     assert!(text.contains("wrong: c2 (block→allow), c5 (block→allow), c6 (allow→block)"), "{text}");
     assert!(text.contains("deny recall 0.000 (0/1)"), "{text}");
     assert!(!stderr(&out).contains('\r'), "no progress bar when stderr is not a terminal");

@@ -55,7 +55,7 @@ pub struct Confusion {
     pub f1: Option<f64>,
     /// The false positives and false negatives.
     pub wrong: Vec<Wrong>,
-    /// Judgments that failed (the failure policy then decided).
+    /// Cases with a failed judgment (the failure policy then decided).
     pub judge_failures: usize,
 }
 
@@ -163,6 +163,9 @@ pub fn turn_end(detectors: &[(String, Option<String>)], results: &[(&TurnEndCase
         let mut c = Confusion::default();
         for (case, verdict) in results {
             c.add(&case.id, !case.must_block.is_empty(), verdict.decision != Decision::Allow);
+            if verdict.detectors.iter().any(|d| d.judge.outcome == JudgeOutcome::Fail) {
+                c.judge_failures += 1;
+            }
         }
         c.finish();
         c

@@ -16,7 +16,7 @@ fn wrongs(list: &[Wrong]) -> String {
 }
 
 fn confusion(out: &mut String, indent: &str, c: &Confusion) {
-    out.push_str(&format!("{indent}precision {}  recall {}  F1 {}  (judge failures: {})\n", fig(c.precision), fig(c.recall), fig(c.f1), c.judge_failures));
+    out.push_str(&format!("{indent}precision {}  recall {}  F1 {}  (cases with a failed judgment: {})\n", fig(c.precision), fig(c.recall), fig(c.f1), c.judge_failures));
     out.push_str(&format!("{indent}                 got block  got allow\n"));
     out.push_str(&format!("{indent}labeled block    {:>9}  {:>9}\n", c.true_positives, c.false_negatives));
     out.push_str(&format!("{indent}labeled allow    {:>9}  {:>9}\n", c.false_positives, c.true_negatives));

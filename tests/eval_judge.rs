@@ -1,0 +1,60 @@
+//! `guard eval` end to end with a real `command` judge: a small sh script
+//! that answers every field `true` except for texts naming `docs/examples`.
+//!
+//! By hand, on tests/corpus/handcheck.yaml:
+//! - t-commit judges its hits c1 c4 b1 (violation, block) and c6 (allow):
+//!   TP 3, FP 0, FN 2 (c2 bypassed, c5 missed), TN 6: precision 1,
+//!   recall 0.6, F1 0.75.
+//! - t-scope: its three hits are violations: precision = recall = 1.
+//! - pre-tool: g1 and g2 are violations and deny: deny recall 1/1, ask
+//!   recall 1/1 (a deny counts as asked), false denies: g1.
+
+mod ops_support;
+
+use guard::detector::JudgeSpec;
+use guard::judge::{judge_all, JudgeConfig, JudgeContext, JudgeRequest};
+use ops_support::{stderr, stdout, Env};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/handcheck.yaml");
+
+const JUDGE: &str = r#"input=$(cat)
+nonce=$(printf '%s\n' "$input" | grep -- '--- text-end ' | tail -n1 | cut -d' ' -f3)
+case "$input" in *docs/examples*) v=false;; *) v=true;; esac
+printf '{"new_proposal": %s, "shrinks_scope": %s, "destructive": %s, "nonce": "%s", "reason": "the script says so"}' $v $v $v "$nonce"
+"#;
+
+/// Whether the judge module can run a `command` judge (false while main
+/// still has the judge placeholder, which fails every request).
+fn command_judge_available(script: &std::path::Path) -> bool {
+    let spec: JudgeSpec = serde_json::from_value(json!({"prompt": "p", "fields": [{"name": "new_proposal", "type": "boolean", "required": true}], "violation": "new_proposal"})).unwrap();
+    let cfg: JudgeConfig = serde_json::from_value(json!({"backend": "command", "command": ["sh", script]})).unwrap();
+    let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(20), cache_dir: None };
+    let reports = judge_all(&cfg, &[JudgeRequest { detector: "d", spec: &spec, text: "Shall I commit?" }], &ctx);
+    reports.first().is_some_and(|r| r.error.as_deref() != Some("no judge backend"))
+}
+
+#[test]
+fn end_to_end_with_a_command_judge_equals_the_hand_count() {
+    let env = Env::new();
+    let script = env.write("judge.sh", JUDGE);
+    if !command_judge_available(&script) {
+        eprintln!("SKIPPED: the judge module is still the placeholder (no `command` backend); this test runs once it is merged");
+        return;
+    }
+    let config = env.write("judge.yaml", &format!("judge: {{backend: command, command: [sh, {}]}}\n", script.display()));
+    let out = env.guard(&["--config", config.to_str().unwrap(), "eval", CORPUS, "--json", "--no-cache"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let det = |n: &str| r["detectors"].as_array().unwrap().iter().find(|d| d["detector"] == n).unwrap()["end_to_end"].clone();
+    let counts = |e: &Value| ["true_positives", "false_positives", "false_negatives", "true_negatives"].map(|k| e[k].as_u64().unwrap());
+    let c = det("t-commit");
+    assert_eq!(counts(&c), [3, 0, 2, 6], "{c}");
+    assert_eq!((c["precision"].as_f64(), c["recall"].as_f64(), c["f1"].as_f64()), (Some(1.0), Some(0.6), Some(0.75)));
+    assert_eq!(c["judge_failures"], 0);
+    assert_eq!(counts(&det("t-scope")), [3, 0, 0, 8]);
+    let g = &r["pre_tool"];
+    assert_eq!((g["deny_recall"].as_f64(), g["ask_recall"].as_f64()), (Some(1.0), Some(1.0)));
+    assert_eq!(g["false_denies"], json!(["g1"]));
+}
