@@ -23,7 +23,8 @@ use std::time::Instant;
 pub struct DetectorChange {
     /// The detector.
     pub detector: String,
-    /// Its decision before (`-` when it did not apply), `~shadow` when not enforced.
+    /// Its decision before (`-` when it did not apply), `~shadow` when a
+    /// shadow detector would have blocked, denied or asked.
     pub before: String,
     /// Its decision now.
     pub after: String,
@@ -95,8 +96,10 @@ pub fn rebuild_event(rec: &Record) -> Option<Event> {
     Some(e)
 }
 
+/// A detector's part: its decision, marked `~shadow` when a shadow detector
+/// would have done more than allow (a shadow allow is just an allow).
 fn part(verdict: &str, shadow: bool) -> String {
-    if shadow {
+    if shadow && verdict != "allow" {
         format!("{verdict}~shadow")
     } else {
         verdict.to_string()
