@@ -33,7 +33,10 @@ pub struct StatsArgs {
     json: bool,
 }
 
-fn load(config_path: Option<PathBuf>, since: Option<&str>, what: &str) -> Result<(Vec<Record>, Vec<serde_json::Value>, Option<i64>), String> {
+/// The log's records, typed and as written, and the `--since` bound.
+type Loaded = (Vec<Record>, Vec<serde_json::Value>, Option<i64>);
+
+fn load(config_path: Option<PathBuf>, since: Option<&str>, what: &str) -> Result<Loaded, String> {
     let cfg = setup::config(config_path, None, None)?;
     let since_ms = since.map(|s| time::parse_since(s, time::now_millis())).transpose()?;
     let dir = cfg.log.dir();

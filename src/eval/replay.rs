@@ -69,6 +69,9 @@ pub struct ReplayReport {
 /// A loaded config and its engine.
 pub type Setup = (Config, Engine);
 
+/// Loads the [`Setup`] of an agent in a working directory.
+pub type SetupLoader<'a> = dyn FnMut(&str, Option<&Path>) -> Result<Setup, String> + 'a;
+
 /// Rebuilds the event of a record from what the log kept; `None` when it
 /// kept too little.
 pub fn rebuild_event(rec: &Record) -> Option<Event> {
@@ -149,7 +152,7 @@ fn compare(rec: &Record, verdict: &Verdict) -> Flip {
 
 /// Reruns the records. `setup(agent, cwd)` loads the config and engine the
 /// record's agent gets (called once per pair).
-pub fn replay(records: &[Record], setup: &mut dyn FnMut(&str, Option<&Path>) -> Result<Setup, String>, use_judge: bool, cache_dir: Option<&Path>) -> Result<ReplayReport, String> {
+pub fn replay(records: &[Record], setup: &mut SetupLoader, use_judge: bool, cache_dir: Option<&Path>) -> Result<ReplayReport, String> {
     let mut report = ReplayReport::default();
     let mut setups: HashMap<(String, Option<PathBuf>), Setup> = HashMap::new();
     for rec in records.iter().filter(|r| !r.is_control()) {
