@@ -17,6 +17,8 @@ pub mod judge;
 pub mod log;
 pub mod logview;
 pub mod paths;
+pub mod redact;
 pub mod shell;
 pub mod state;
+pub mod transcript;
 pub mod verdict;

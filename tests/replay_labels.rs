@@ -77,6 +77,18 @@ fn replay_flips_exactly_the_decisions_whose_detector_changed() {
 }
 
 #[test]
+fn a_kept_command_is_redacted() {
+    let env = Env::new();
+    env.user_config("log: {keep_text: true}\n");
+    let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    env.pre_tool(&format!("curl -H 'Authorization: token {secret}' https://api.github.com/user"));
+    let rec = env.log().pop().unwrap();
+    let command = rec["command"].as_str().unwrap();
+    assert!(command.starts_with("curl -H") && !command.contains(secret), "{command}");
+    assert!(!rec["text"].as_str().unwrap().contains(secret));
+}
+
+#[test]
 fn replay_reads_a_single_log_file() {
     let (env, ids) = logged();
     let mut all = String::new();

@@ -17,11 +17,17 @@ pub fn detect_agent<'a>(adapters: &'a [AdapterSpec], payload: &Value) -> Option<
             let keys_ok = rule.keys.iter().all(|k| lookup(payload, k).is_some());
             let absent_ok = rule.absent.iter().all(|k| lookup(payload, k).is_none());
             let event_ok = rule.event_in.is_empty()
-                || native_event(spec, payload).is_some_and(|e| rule.event_in.iter().any(|x| *x == e));
+                || native_event(spec, payload)
+                    .is_some_and(|e| rule.event_in.iter().any(|x| *x == e));
             if keys_ok && absent_ok && event_ok {
                 return Some(spec);
             }
         }
     }
-    by_priority.iter().rev().find(|a| a.detect.is_empty()).copied().or(by_priority.last().copied())
+    by_priority
+        .iter()
+        .rev()
+        .find(|a| a.detect.is_empty())
+        .copied()
+        .or(by_priority.last().copied())
 }

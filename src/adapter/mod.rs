@@ -190,7 +190,13 @@ impl AdapterSpec {
     }
 
     /// Renders a verdict for an event of this agent.
-    pub fn render(&self, event_kind: EventKind, native_event: &str, verdict: &Verdict, ask_as: Option<Decision>) -> HookOutput {
+    pub fn render(
+        &self,
+        event_kind: EventKind,
+        native_event: &str,
+        verdict: &Verdict,
+        ask_as: Option<Decision>,
+    ) -> HookOutput {
         render::render(self, event_kind, native_event, verdict, ask_as)
     }
 }
@@ -211,7 +217,10 @@ pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
 
 /// The built-in adapter with this name or alias.
 pub fn find(name: &str) -> Option<AdapterSpec> {
-    let text = crate::builtin::ADAPTERS.iter().find(|(stem, _)| *stem == name).map(|(_, t)| *t);
+    let text = crate::builtin::ADAPTERS
+        .iter()
+        .find(|(stem, _)| *stem == name)
+        .map(|(_, t)| *t);
     if let Some(spec) = text.and_then(|t| AdapterSpec::parse(name, t).ok()) {
         return Some(spec);
     }

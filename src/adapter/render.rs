@@ -20,7 +20,11 @@ pub struct HookOutput {
 impl HookOutput {
     /// Exit 0, nothing written.
     pub fn silent() -> HookOutput {
-        HookOutput { stdout: String::new(), stderr: String::new(), exit: 0 }
+        HookOutput {
+            stdout: String::new(),
+            stderr: String::new(),
+            exit: 0,
+        }
     }
 }
 
@@ -40,7 +44,13 @@ fn entry<'a>(spec: &'a AdapterSpec, kind: EventKind, d: Decision) -> Option<&'a 
 }
 
 /// Renders the verdict; `ask_as` (config) turns an ask into another decision.
-pub fn render(spec: &AdapterSpec, kind: EventKind, native_event: &str, verdict: &Verdict, ask_as: Option<Decision>) -> HookOutput {
+pub fn render(
+    spec: &AdapterSpec,
+    kind: EventKind,
+    native_event: &str,
+    verdict: &Verdict,
+    ask_as: Option<Decision>,
+) -> HookOutput {
     let mut decision = verdict.decision;
     if decision == Decision::Ask {
         decision = ask_as.unwrap_or(Decision::Ask);
@@ -48,7 +58,9 @@ pub fn render(spec: &AdapterSpec, kind: EventKind, native_event: &str, verdict: 
     let mut chosen = None;
     for _ in 0..4 {
         match entry(spec, kind, decision) {
-            Some(e) if e.as_decision.is_some_and(|a| a != decision) => decision = e.as_decision.unwrap_or(decision),
+            Some(e) if e.as_decision.is_some_and(|a| a != decision) => {
+                decision = e.as_decision.unwrap_or(decision)
+            }
             Some(e) => {
                 chosen = Some(e);
                 break;
@@ -62,7 +74,9 @@ pub fn render(spec: &AdapterSpec, kind: EventKind, native_event: &str, verdict: 
         Some(e) => e,
         None => {
             let alt = match decision {
-                Decision::Ask => entry(spec, kind, Decision::Deny).or_else(|| entry(spec, kind, Decision::Block)),
+                Decision::Ask => {
+                    entry(spec, kind, Decision::Deny).or_else(|| entry(spec, kind, Decision::Block))
+                }
                 Decision::Deny => entry(spec, kind, Decision::Block),
                 Decision::Block => entry(spec, kind, Decision::Deny),
                 Decision::Allow => None,
@@ -71,7 +85,10 @@ pub fn render(spec: &AdapterSpec, kind: EventKind, native_event: &str, verdict: 
             &fallback
         }
     };
-    let reason = verdict.reason.clone().unwrap_or_else(|| "blocked by guard".to_string());
+    let reason = verdict
+        .reason
+        .clone()
+        .unwrap_or_else(|| "blocked by guard".to_string());
     let system_message = verdict.system_message.clone().unwrap_or_default();
     let detectors: Vec<Value> = verdict
         .detectors
@@ -79,7 +96,12 @@ pub fn render(spec: &AdapterSpec, kind: EventKind, native_event: &str, verdict: 
         .filter(|d| d.verdict != Decision::Allow && d.mode.is_none())
         .map(|d| Value::String(d.name.clone()))
         .collect();
-    let vars = Vars { reason: &reason, native_event, system_message: &system_message, detectors: &detectors };
+    let vars = Vars {
+        reason: &reason,
+        native_event,
+        system_message: &system_message,
+        detectors: &detectors,
+    };
     let mut stdout_value = e.stdout.as_ref().map(|t| fill(t, &vars));
     if let (Some(key), Some(msg)) = (&spec.render.system_message_key, &verdict.system_message) {
         let obj = stdout_value.get_or_insert_with(|| Value::Object(Map::new()));
@@ -89,7 +111,11 @@ pub fn render(spec: &AdapterSpec, kind: EventKind, native_event: &str, verdict: 
     }
     HookOutput {
         stdout: stdout_value.map(|v| format!("{v}\n")).unwrap_or_default(),
-        stderr: e.stderr.as_ref().map(|t| format!("{}\n", t.replace("{reason}", &reason))).unwrap_or_default(),
+        stderr: e
+            .stderr
+            .as_ref()
+            .map(|t| format!("{}\n", t.replace("{reason}", &reason)))
+            .unwrap_or_default(),
         exit: e.exit,
     }
 }
@@ -105,10 +131,16 @@ fn fill(template: &Value, vars: &Vars) -> Value {
     match template {
         Value::String(s) if s == "{detectors}" => Value::Array(vars.detectors.to_vec()),
         Value::String(s) => Value::String(
-            s.replace("{native_event}", vars.native_event).replace("{system_message}", vars.system_message).replace("{reason}", vars.reason),
+            s.replace("{native_event}", vars.native_event)
+                .replace("{system_message}", vars.system_message)
+                .replace("{reason}", vars.reason),
         ),
         Value::Array(items) => Value::Array(items.iter().map(|v| fill(v, vars)).collect()),
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), fill(v, vars))).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), fill(v, vars)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }

@@ -60,13 +60,16 @@ pub fn build(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) -> V
         obj.insert("shadow".into(), json!(shadow));
     }
     if cfg.log.keep_text {
-        // What `guard replay` needs to rebuild the event.
-        let text = crate::engine::Engine::subject(event, cfg);
-        obj.insert("text".into(), json!(text));
+        // What `guard replay` needs to rebuild the event, secrets redacted.
+        let redacted = crate::redact::redact(&crate::engine::Engine::subject(event, cfg));
+        obj.insert("text".into(), json!(redacted.text));
+        if !redacted.counts.is_empty() {
+            obj.insert("text_redactions".into(), json!(redacted.counts));
+        }
         if let Some(tool) = &event.tool {
             obj.insert("tool".into(), json!({"name": tool.native_name, "canonical": tool.canonical}));
             if let Some(c) = &tool.command {
-                obj.insert("command".into(), json!(c));
+                obj.insert("command".into(), json!(crate::redact::redact(c).text));
             }
         }
         if let Some(cwd) = &event.cwd {
@@ -81,6 +84,9 @@ pub fn write(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) {
     let rec = build(cfg, event, verdict, ctx);
     let (_, date) = crate::log::now_rfc3339();
     if let Err(e) = crate::log::append(&cfg.log.dir(), &date, &rec) {
-        eprintln!("guard: cannot write the decision log in {} ({e})", cfg.log.dir().display());
+        eprintln!(
+            "guard: cannot write the decision log in {} ({e})",
+            cfg.log.dir().display()
+        );
     }
 }
