@@ -10,7 +10,11 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Pauses guard, until resumed (`None`) or for a duration. Returns the log record.
-pub fn pause(state_dir: &Path, log_dir: &Path, duration: Option<Duration>) -> std::io::Result<Value> {
+pub fn pause(
+    state_dir: &Path,
+    log_dir: &Path,
+    duration: Option<Duration>,
+) -> std::io::Result<Value> {
     let until = duration.map(|d| state::now_secs().saturating_add(d.as_secs().max(1)));
     std::fs::create_dir_all(state_dir)?;
     let path = state::pause_path(state_dir);
@@ -36,7 +40,11 @@ pub fn resume(state_dir: &Path, log_dir: &Path) -> std::io::Result<(bool, Value)
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    let reason = if was_paused { "guard resumed for every agent" } else { "guard resumed (it was not paused)" };
+    let reason = if was_paused {
+        "guard resumed for every agent"
+    } else {
+        "guard resumed (it was not paused)"
+    };
     let rec = control_record("resume", reason);
     log(log_dir, &rec)?;
     Ok((was_paused, rec))
@@ -66,7 +74,10 @@ mod tests {
         assert!(was && !state::is_paused(&state_dir));
         pause(&state_dir, &log_dir, Some(Duration::from_secs(3600))).unwrap();
         assert!(state::is_paused(&state_dir));
-        let events: Vec<String> = crate::log::read_all(&log_dir).iter().map(|r| r["event"].as_str().unwrap().to_string()).collect();
+        let events: Vec<String> = crate::log::read_all(&log_dir)
+            .iter()
+            .map(|r| r["event"].as_str().unwrap().to_string())
+            .collect();
         assert_eq!(events, ["pause", "resume", "pause"]);
         assert!(crate::log::read_all(&log_dir)[2]["until"].is_string());
     }

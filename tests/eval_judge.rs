@@ -26,19 +26,57 @@ printf '{"new_proposal": %s, "shrinks_scope": %s, "destructive": %s, "nonce": "%
 fn end_to_end_with_a_command_judge_equals_the_hand_count() {
     let env = Env::new();
     let script = env.write("judge.sh", JUDGE);
-    let config = env.write("judge.yaml", &format!("judge: {{backend: command, command: [sh, {}]}}\n", script.display()));
-    let out = env.guard(&["--config", config.to_str().unwrap(), "eval", CORPUS, "--json", "--no-cache"], None);
+    let config = env.write(
+        "judge.yaml",
+        &format!(
+            "judge: {{backend: command, command: [sh, {}]}}\n",
+            script.display()
+        ),
+    );
+    let out = env.guard(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "eval",
+            CORPUS,
+            "--json",
+            "--no-cache",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let det = |n: &str| r["detectors"].as_array().unwrap().iter().find(|d| d["detector"] == n).unwrap()["end_to_end"].clone();
-    let counts = |e: &Value| ["true_positives", "false_positives", "false_negatives", "true_negatives"].map(|k| e[k].as_u64().unwrap());
+    let det = |n: &str| {
+        r["detectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["detector"] == n)
+            .unwrap()["end_to_end"]
+            .clone()
+    };
+    let counts = |e: &Value| {
+        [
+            "true_positives",
+            "false_positives",
+            "false_negatives",
+            "true_negatives",
+        ]
+        .map(|k| e[k].as_u64().unwrap())
+    };
     let c = det("t-commit");
     assert_eq!(counts(&c), [3, 0, 2, 6], "{c}");
     let close = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-9;
-    assert!(close(&c["precision"], 1.0) && close(&c["recall"], 0.6) && close(&c["f1"], 0.75), "{c}");
+    assert!(
+        close(&c["precision"], 1.0) && close(&c["recall"], 0.6) && close(&c["f1"], 0.75),
+        "{c}"
+    );
     assert_eq!(c["judge_failures"], 0);
     assert_eq!(counts(&det("t-scope")), [3, 0, 0, 8]);
     let g = &r["pre_tool"];
-    assert_eq!((g["deny_recall"].as_f64(), g["ask_recall"].as_f64()), (Some(1.0), Some(1.0)));
+    assert_eq!(
+        (g["deny_recall"].as_f64(), g["ask_recall"].as_f64()),
+        (Some(1.0), Some(1.0))
+    );
     assert_eq!(g["false_denies"], json!(["g1"]));
 }

@@ -55,7 +55,12 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
     let cases = if args.from_log {
         let records = match guard::logview::read(&cfg.log.dir()) {
             Ok(r) => r,
-            Err(e) => return fail(format!("cannot read the decision log in {}: {e}", cfg.log.dir().display())),
+            Err(e) => {
+                return fail(format!(
+                    "cannot read the decision log in {}: {e}",
+                    cfg.log.dir().display()
+                ))
+            }
         };
         let (cases, skipped) = labels::corpus(&records, &labels::read(&state_dir));
         if skipped > 0 {
@@ -67,7 +72,9 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
         }
         cases
     } else {
-        let Some(path) = &args.corpus else { return fail("give a corpus file or --from-log") };
+        let Some(path) = &args.corpus else {
+            return fail("give a corpus file or --from-log");
+        };
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
@@ -85,7 +92,11 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
         use_judge: !args.no_judge,
         cache_dir: (!args.no_cache).then(|| state_dir.join("cache")),
         agent: args.agent.clone().unwrap_or_else(|| "eval".into()),
-        shell: ShellContext { repo_root: cwd.as_deref().and_then(guard::paths::repo_root), cwd, home: guard::paths::home() },
+        shell: ShellContext {
+            repo_root: cwd.as_deref().and_then(guard::paths::repo_root),
+            cwd,
+            home: guard::paths::home(),
+        },
     };
     let show_progress = std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize| {
@@ -93,7 +104,12 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
             let width = 30;
             let filled = done * width / total.max(1);
             let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r[{}{}] {done}/{total}", "#".repeat(filled), ".".repeat(width - filled));
+            let _ = write!(
+                err,
+                "\r[{}{}] {done}/{total}",
+                "#".repeat(filled),
+                ".".repeat(width - filled)
+            );
             if done == total {
                 let _ = write!(err, "\r\x1b[K");
             }
@@ -102,9 +118,15 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
     };
     let report = eval::run(&engine, &cfg, &cases, &settings, &mut progress);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
     } else {
-        print!("{}", eval::report::text(&report, &guard::judge::resolve_backend(&cfg.judge)));
+        print!(
+            "{}",
+            eval::report::text(&report, &guard::judge::resolve_backend(&cfg.judge))
+        );
     }
     let below = eval::below_minimums(&report, args.min_recall, args.min_pass_through);
     for b in &below {

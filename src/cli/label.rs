@@ -30,12 +30,25 @@ pub fn run(args: LabelArgs, config_path: Option<PathBuf>) -> u8 {
     };
     let records = guard::logview::read(&cfg.log.dir()).unwrap_or_default();
     let state_dir = guard::paths::state_dir();
-    let result = labels::make(&records, &args.decision_id, &args.label, args.detector.as_deref()).and_then(|l| labels::append(&state_dir, &l).map(|_| l));
+    let result = labels::make(
+        &records,
+        &args.decision_id,
+        &args.label,
+        args.detector.as_deref(),
+    )
+    .and_then(|l| labels::append(&state_dir, &l).map(|_| l));
     match result {
         Ok(l) => {
-            let which = if l.detectors.is_empty() { String::new() } else { format!(" ({})", l.detectors.join(", ")) };
+            let which = if l.detectors.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", l.detectors.join(", "))
+            };
             println!("labeled {} as {}{which}", l.decision_id, l.label);
-            if records.iter().any(|r| r.id == l.decision_id && r.text.is_none() && r.command.is_none()) {
+            if records
+                .iter()
+                .any(|r| r.id == l.decision_id && r.text.is_none() && r.command.is_none())
+            {
                 eprintln!("note: this decision's text was not kept (log.keep_text is off), so `guard eval --from-log` will skip it");
             }
             0

@@ -38,10 +38,15 @@ type Loaded = (Vec<Record>, Vec<serde_json::Value>, Option<i64>);
 
 fn load(config_path: Option<PathBuf>, since: Option<&str>, what: &str) -> Result<Loaded, String> {
     let cfg = setup::config(config_path, None, None)?;
-    let since_ms = since.map(|s| time::parse_since(s, time::now_millis())).transpose()?;
+    let since_ms = since
+        .map(|s| time::parse_since(s, time::now_millis()))
+        .transpose()?;
     let dir = cfg.log.dir();
     let values = guard::log::read_all(&dir);
-    let records = values.iter().map(|v| serde_json::from_value::<Record>(v.clone()).unwrap_or_default()).collect();
+    let records = values
+        .iter()
+        .map(|v| serde_json::from_value::<Record>(v.clone()).unwrap_or_default())
+        .collect();
     if values.is_empty() {
         eprintln!("guard {what}: no decisions in {}", dir.display());
     }
@@ -57,7 +62,11 @@ pub fn run_log(args: LogArgs, config_path: Option<PathBuf>) -> u8 {
             return 2;
         }
     };
-    let filter = Filter { since_ms, detector: args.detector, verdict: args.verdict };
+    let filter = Filter {
+        since_ms,
+        detector: args.detector,
+        verdict: args.verdict,
+    };
     for (r, v) in records.iter().zip(&values) {
         if !filter.accepts(r) {
             continue;
@@ -80,11 +89,17 @@ pub fn run_stats(args: StatsArgs, config_path: Option<PathBuf>) -> u8 {
             return 2;
         }
     };
-    let filter = Filter { since_ms, ..Filter::default() };
+    let filter = Filter {
+        since_ms,
+        ..Filter::default()
+    };
     let kept: Vec<Record> = records.into_iter().filter(|r| filter.accepts(r)).collect();
     let rows = stats::compute(&kept);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).unwrap_or_default()
+        );
     } else {
         print!("{}", stats::table(&rows));
     }

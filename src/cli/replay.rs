@@ -31,7 +31,9 @@ pub fn run(args: ReplayArgs, config_path: Option<PathBuf>) -> u8 {
             return 2;
         }
     };
-    let mut load = |agent: &str, cwd: Option<&std::path::Path>| setup::engine(config_path.clone(), Some(agent), cwd);
+    let mut load = |agent: &str, cwd: Option<&std::path::Path>| {
+        setup::engine(config_path.clone(), Some(agent), cwd)
+    };
     let cache = (!args.no_cache).then(|| guard::paths::state_dir().join("cache"));
     let report = match replay::replay(&records, &mut load, !args.no_judge, cache.as_deref()) {
         Ok(r) => r,
@@ -41,7 +43,10 @@ pub fn run(args: ReplayArgs, config_path: Option<PathBuf>) -> u8 {
         }
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
     } else {
         print!("{}", replay::text(&report));
     }

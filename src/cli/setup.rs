@@ -7,9 +7,20 @@ use std::path::{Path, PathBuf};
 
 /// The merged config for an agent (`None`: no agent overrides) and a
 /// working directory (whose repository's `.guard.yaml` applies).
-pub fn config(explicit: Option<PathBuf>, agent: Option<&str>, cwd: Option<&Path>) -> Result<Config, String> {
-    let cwd = cwd.map(Path::to_path_buf).or_else(|| std::env::current_dir().ok());
-    let opts = LoadOptions { explicit, cwd, agent: agent.map(str::to_string), only_explicit: false };
+pub fn config(
+    explicit: Option<PathBuf>,
+    agent: Option<&str>,
+    cwd: Option<&Path>,
+) -> Result<Config, String> {
+    let cwd = cwd
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok());
+    let opts = LoadOptions {
+        explicit,
+        cwd,
+        agent: agent.map(str::to_string),
+        only_explicit: false,
+    };
     let loaded = config::load(&opts).map_err(|e| e.to_string())?;
     for r in &loaded.refused {
         eprintln!("warning: project config refused (it would loosen your policy): {r}");
@@ -19,9 +30,14 @@ pub fn config(explicit: Option<PathBuf>, agent: Option<&str>, cwd: Option<&Path>
 
 /// The merged config and the engine of its enabled detectors; unknown
 /// detector names in the config are reported on stderr and skipped.
-pub fn engine(explicit: Option<PathBuf>, agent: Option<&str>, cwd: Option<&Path>) -> Result<(Config, Engine), String> {
+pub fn engine(
+    explicit: Option<PathBuf>,
+    agent: Option<&str>,
+    cwd: Option<&Path>,
+) -> Result<(Config, Engine), String> {
     let cfg = config(explicit, agent, cwd)?;
-    let (detectors, unknown) = guard::detector::load::load_lenient(&cfg).map_err(|e| e.to_string())?;
+    let (detectors, unknown) =
+        guard::detector::load::load_lenient(&cfg).map_err(|e| e.to_string())?;
     for e in unknown {
         eprintln!("warning: {e}");
     }

@@ -151,7 +151,11 @@ pub fn parse(source_name: &str, text: &str) -> Result<Vec<Case>, CorpusError> {
     let mut cases = Vec::with_capacity(raw.len());
     let mut seen = std::collections::HashSet::new();
     for r in raw {
-        let bad = |message: &str| CorpusError::Case { source_name: source_name.to_string(), id: r.id.clone(), message: message.to_string() };
+        let bad = |message: &str| CorpusError::Case {
+            source_name: source_name.to_string(),
+            id: r.id.clone(),
+            message: message.to_string(),
+        };
         if r.id.trim().is_empty() {
             return Err(bad("the id is empty"));
         }
@@ -159,22 +163,54 @@ pub fn parse(source_name: &str, text: &str) -> Result<Vec<Case>, CorpusError> {
             return Err(bad("the id is used twice"));
         }
         let case = match (&r.text, &r.command) {
-            (Some(_), Some(_)) => return Err(bad("give `text` (a turn-end case) or `command` (a pre-tool case), not both")),
-            (None, None) => return Err(bad("give `text` (a turn-end case) or `command` (a pre-tool case)")),
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    "give `text` (a turn-end case) or `command` (a pre-tool case), not both",
+                ))
+            }
+            (None, None) => {
+                return Err(bad(
+                    "give `text` (a turn-end case) or `command` (a pre-tool case)",
+                ))
+            }
             (Some(text), None) => {
                 if r.label.is_some() {
-                    return Err(bad("a turn-end case takes `labels:` (detector: block), not `label:`"));
+                    return Err(bad(
+                        "a turn-end case takes `labels:` (detector: block), not `label:`",
+                    ));
                 }
-                let lang = r.lang.clone().ok_or_else(|| bad("a turn-end case needs `lang`"))?;
-                let must_block = r.labels.iter().flatten().filter(|(_, l)| **l == DetectorLabel::Block).map(|(n, _)| n.clone()).collect();
-                Case::TurnEnd(TurnEndCase { id: r.id.clone(), lang, text: text.clone(), must_block, note: r.note.clone() })
+                let lang = r
+                    .lang
+                    .clone()
+                    .ok_or_else(|| bad("a turn-end case needs `lang`"))?;
+                let must_block = r
+                    .labels
+                    .iter()
+                    .flatten()
+                    .filter(|(_, l)| **l == DetectorLabel::Block)
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                Case::TurnEnd(TurnEndCase {
+                    id: r.id.clone(),
+                    lang,
+                    text: text.clone(),
+                    must_block,
+                    note: r.note.clone(),
+                })
             }
             (None, Some(command)) => {
                 if r.labels.is_some() || r.lang.is_some() {
                     return Err(bad("a pre-tool case takes `label:` (deny, ask or allow), not `labels:` or `lang:`"));
                 }
-                let label = r.label.ok_or_else(|| bad("a pre-tool case needs `label` (deny, ask or allow)"))?;
-                Case::PreTool(PreToolCase { id: r.id.clone(), command: command.clone(), label, note: r.note.clone() })
+                let label = r
+                    .label
+                    .ok_or_else(|| bad("a pre-tool case needs `label` (deny, ask or allow)"))?;
+                Case::PreTool(PreToolCase {
+                    id: r.id.clone(),
+                    command: command.clone(),
+                    label,
+                    note: r.note.clone(),
+                })
             }
         };
         cases.push(case);
@@ -188,7 +224,12 @@ pub fn to_yaml(cases: &[Case]) -> String {
     for c in cases {
         match c {
             Case::TurnEnd(t) => {
-                out.push_str(&format!("- id: {}\n  lang: {}\n  text: {}\n", quote(&t.id), quote(&t.lang), quote(&t.text)));
+                out.push_str(&format!(
+                    "- id: {}\n  lang: {}\n  text: {}\n",
+                    quote(&t.id),
+                    quote(&t.lang),
+                    quote(&t.text)
+                ));
                 if t.must_block.is_empty() {
                     out.push_str("  labels: {}\n");
                 } else {
@@ -202,7 +243,12 @@ pub fn to_yaml(cases: &[Case]) -> String {
                 }
             }
             Case::PreTool(p) => {
-                out.push_str(&format!("- id: {}\n  command: {}\n  label: {}\n", quote(&p.id), quote(&p.command), p.label.as_str()));
+                out.push_str(&format!(
+                    "- id: {}\n  command: {}\n  label: {}\n",
+                    quote(&p.id),
+                    quote(&p.command),
+                    p.label.as_str()
+                ));
                 if let Some(n) = &p.note {
                     out.push_str(&format!("  note: {}\n", quote(n)));
                 }
@@ -239,11 +285,17 @@ mod tests {
     fn parses_both_kinds_and_round_trips() {
         let cases = parse("c.yaml", CORPUS).unwrap();
         assert_eq!(cases.len(), 3);
-        let Case::TurnEnd(t1) = &cases[0] else { panic!() };
+        let Case::TurnEnd(t1) = &cases[0] else {
+            panic!()
+        };
         assert_eq!(t1.must_block, ["commit"]);
-        let Case::TurnEnd(t2) = &cases[1] else { panic!() };
+        let Case::TurnEnd(t2) = &cases[1] else {
+            panic!()
+        };
         assert!(t2.must_block.is_empty());
-        let Case::PreTool(g1) = &cases[2] else { panic!() };
+        let Case::PreTool(g1) = &cases[2] else {
+            panic!()
+        };
         assert_eq!(g1.label, GateLabel::Deny);
         assert_eq!(parse("again", &to_yaml(&cases)).unwrap(), cases);
     }
@@ -253,8 +305,13 @@ mod tests {
         let err = |y: &str| parse("c.yaml", y).unwrap_err().to_string();
         assert!(err("- {id: a, text: x}").contains("needs `lang`"));
         assert!(err("- {id: a, command: ls}").contains("needs `label`"));
-        assert!(err("- {id: a, lang: en, text: x, command: ls, label: allow}").contains("not both"));
-        assert!(err("- {id: a, lang: en, text: x}\n- {id: a, lang: en, text: y}").contains("used twice"));
+        assert!(
+            err("- {id: a, lang: en, text: x, command: ls, label: allow}").contains("not both")
+        );
+        assert!(
+            err("- {id: a, lang: en, text: x}\n- {id: a, lang: en, text: y}")
+                .contains("used twice")
+        );
         assert!(err("- {id: a, lang: en, text: x, labels: {c: maybe}}").starts_with("c.yaml:"));
         assert!(err("- {id: a, lang: en, txt: x}").starts_with("c.yaml:"));
     }

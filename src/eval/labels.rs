@@ -42,7 +42,9 @@ pub enum LabelError {
         event: String,
     },
     /// Which detector must block is not clear from the decision.
-    #[error("say which detector must block with --detector (the decision's detectors that fired: {0})")]
+    #[error(
+        "say which detector must block with --detector (the decision's detectors that fired: {0})"
+    )]
     WhichDetector(String),
     /// The labels file cannot be written.
     #[error("cannot write {path}: {message}")]
@@ -66,37 +68,83 @@ fn is_turn_end(event: &str) -> bool {
 /// Builds the label of decision `id` (found in `records`); for `block`, the
 /// detectors are `detector` when given, else those that did not allow, else
 /// the single one that fired.
-pub fn make(records: &[Record], id: &str, label: &str, detector: Option<&str>) -> Result<LabelRecord, LabelError> {
-    let rec = records.iter().rev().find(|r| r.id == id && !r.is_control()).ok_or_else(|| LabelError::NotFound(id.to_string()))?;
-    let fits = if is_turn_end(&rec.event) { matches!(label, "block" | "allow") } else { matches!(label, "deny" | "ask" | "allow") };
+pub fn make(
+    records: &[Record],
+    id: &str,
+    label: &str,
+    detector: Option<&str>,
+) -> Result<LabelRecord, LabelError> {
+    let rec = records
+        .iter()
+        .rev()
+        .find(|r| r.id == id && !r.is_control())
+        .ok_or_else(|| LabelError::NotFound(id.to_string()))?;
+    let fits = if is_turn_end(&rec.event) {
+        matches!(label, "block" | "allow")
+    } else {
+        matches!(label, "deny" | "ask" | "allow")
+    };
     if !fits {
-        return Err(LabelError::Mismatch { label: label.to_string(), event: rec.event.clone() });
+        return Err(LabelError::Mismatch {
+            label: label.to_string(),
+            event: rec.event.clone(),
+        });
     }
     let detectors = if label != "block" {
         Vec::new()
     } else if let Some(d) = detector {
         vec![d.to_string()]
     } else {
-        let decided: Vec<String> = rec.detectors.iter().filter(|d| d.verdict != "allow" && !d.verdict.is_empty()).map(|d| d.name.clone()).collect();
-        let fired: Vec<String> = rec.detectors.iter().filter(|d| d.fired()).map(|d| d.name.clone()).collect();
+        let decided: Vec<String> = rec
+            .detectors
+            .iter()
+            .filter(|d| d.verdict != "allow" && !d.verdict.is_empty())
+            .map(|d| d.name.clone())
+            .collect();
+        let fired: Vec<String> = rec
+            .detectors
+            .iter()
+            .filter(|d| d.fired())
+            .map(|d| d.name.clone())
+            .collect();
         match (decided.is_empty(), fired.len()) {
             (false, _) => decided,
             (true, 1) => fired,
-            _ => return Err(LabelError::WhichDetector(if fired.is_empty() { "none".into() } else { fired.join(", ") })),
+            _ => {
+                return Err(LabelError::WhichDetector(if fired.is_empty() {
+                    "none".into()
+                } else {
+                    fired.join(", ")
+                }))
+            }
         }
     };
     let (ts, _) = crate::log::now_rfc3339();
-    Ok(LabelRecord { ts, decision_id: id.to_string(), label: label.to_string(), event: rec.event.clone(), detectors })
+    Ok(LabelRecord {
+        ts,
+        decision_id: id.to_string(),
+        label: label.to_string(),
+        event: rec.event.clone(),
+        detectors,
+    })
 }
 
 /// Appends a label to the labels file (one line, one write).
 pub fn append(state_dir: &Path, label: &LabelRecord) -> Result<(), LabelError> {
     let path = labels_path(state_dir);
-    let io = |e: std::io::Error| LabelError::Io { path: path.display().to_string(), message: e.to_string() };
+    let io = |e: std::io::Error| LabelError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
     std::fs::create_dir_all(state_dir).map_err(io)?;
     let mut line = serde_json::to_vec(label).map_err(|e| io(std::io::Error::other(e)))?;
     line.push(b'\n');
-    let mut f = std::fs::OpenOptions::new().append(true).create(true).mode(0o600).open(&path).map_err(io)?;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(io)?;
     f.write_all(&line).map_err(io)
 }
 
@@ -104,7 +152,10 @@ pub fn append(state_dir: &Path, label: &LabelRecord) -> Result<(), LabelError> {
 pub fn read(state_dir: &Path) -> BTreeMap<String, LabelRecord> {
     let text = std::fs::read_to_string(labels_path(state_dir)).unwrap_or_default();
     let mut out = BTreeMap::new();
-    for l in text.lines().filter_map(|l| serde_json::from_str::<LabelRecord>(l).ok()) {
+    for l in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<LabelRecord>(l).ok())
+    {
         out.insert(l.decision_id.clone(), l);
     }
     out
@@ -127,8 +178,18 @@ pub fn corpus(records: &[Record], labels: &BTreeMap<String, LabelRecord>) -> (Ve
                 skipped += 1;
                 continue;
             };
-            let must_block = if label.label == "block" { label.detectors.clone() } else { Vec::new() };
-            cases.push(Case::TurnEnd(TurnEndCase { id: id.clone(), lang: "und".into(), text, must_block, note }));
+            let must_block = if label.label == "block" {
+                label.detectors.clone()
+            } else {
+                Vec::new()
+            };
+            cases.push(Case::TurnEnd(TurnEndCase {
+                id: id.clone(),
+                lang: "und".into(),
+                text,
+                must_block,
+                note,
+            }));
         } else {
             let gate = match label.label.as_str() {
                 "deny" => GateLabel::Deny,
@@ -136,7 +197,14 @@ pub fn corpus(records: &[Record], labels: &BTreeMap<String, LabelRecord>) -> (Ve
                 _ => GateLabel::Allow,
             };
             match rec.command.clone() {
-                Some(command) if rec.event == "pre_tool" => cases.push(Case::PreTool(PreToolCase { id: id.clone(), command, label: gate, note })),
+                Some(command) if rec.event == "pre_tool" => {
+                    cases.push(Case::PreTool(PreToolCase {
+                        id: id.clone(),
+                        command,
+                        label: gate,
+                        note,
+                    }))
+                }
                 _ => skipped += 1,
             }
         }
@@ -167,10 +235,22 @@ mod tests {
     fn block_labels_name_the_deciding_detectors_or_ask_which() {
         let r = records();
         assert_eq!(make(&r, "a", "block", None).unwrap().detectors, ["commit"]);
-        assert_eq!(make(&r, "b", "block", None), Err(LabelError::WhichDetector("commit, scope".into())));
-        assert_eq!(make(&r, "b", "block", Some("scope")).unwrap().detectors, ["scope"]);
-        assert!(matches!(make(&r, "c", "block", None), Err(LabelError::Mismatch { .. })));
-        assert!(matches!(make(&r, "zz", "allow", None), Err(LabelError::NotFound(_))));
+        assert_eq!(
+            make(&r, "b", "block", None),
+            Err(LabelError::WhichDetector("commit, scope".into()))
+        );
+        assert_eq!(
+            make(&r, "b", "block", Some("scope")).unwrap().detectors,
+            ["scope"]
+        );
+        assert!(matches!(
+            make(&r, "c", "block", None),
+            Err(LabelError::Mismatch { .. })
+        ));
+        assert!(matches!(
+            make(&r, "zz", "allow", None),
+            Err(LabelError::NotFound(_))
+        ));
     }
 
     #[test]
@@ -184,9 +264,19 @@ mod tests {
         let labels = read(dir.path());
         let (cases, skipped) = corpus(&r, &labels);
         assert_eq!(skipped, 1, "d kept no text");
-        let Case::TurnEnd(a) = &cases[0] else { panic!() };
-        assert_eq!((a.text.as_str(), a.must_block.clone()), ("commit now?", vec!["commit".to_string()]));
-        let Case::PreTool(c) = &cases[1] else { panic!() };
-        assert_eq!((c.command.as_str(), c.label), ("rm -rf build", GateLabel::Deny));
+        let Case::TurnEnd(a) = &cases[0] else {
+            panic!()
+        };
+        assert_eq!(
+            (a.text.as_str(), a.must_block.clone()),
+            ("commit now?", vec!["commit".to_string()])
+        );
+        let Case::PreTool(c) = &cases[1] else {
+            panic!()
+        };
+        assert_eq!(
+            (c.command.as_str(), c.label),
+            ("rm -rf build", GateLabel::Deny)
+        );
     }
 }

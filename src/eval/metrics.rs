@@ -70,14 +70,24 @@ impl Confusion {
         }
         if labeled_block != blocked {
             let name = |b: bool| if b { "block" } else { "allow" }.to_string();
-            self.wrong.push(Wrong { id: id.to_string(), expected: name(labeled_block), got: name(blocked) });
+            self.wrong.push(Wrong {
+                id: id.to_string(),
+                expected: name(labeled_block),
+                got: name(blocked),
+            });
         }
     }
 
     /// Computes precision, recall and F1 from the counts.
     pub fn finish(&mut self) {
-        self.precision = ratio(self.true_positives, self.true_positives + self.false_positives);
-        self.recall = ratio(self.true_positives, self.true_positives + self.false_negatives);
+        self.precision = ratio(
+            self.true_positives,
+            self.true_positives + self.false_positives,
+        );
+        self.recall = ratio(
+            self.true_positives,
+            self.true_positives + self.false_negatives,
+        );
         self.f1 = match (self.precision, self.recall) {
             (Some(p), Some(r)) if p + r > 0.0 => Some(2.0 * p * r / (p + r)),
             (Some(_), Some(_)) => Some(0.0),
@@ -119,10 +129,18 @@ pub struct DetectorFigures {
 
 /// Figures of each turn-end detector, in `detectors` order, and of the
 /// combined verdict (a case labeled block for any detector must be blocked).
-pub fn turn_end(detectors: &[(String, Option<String>)], results: &[(&TurnEndCase, &Verdict)], judged: bool) -> (Vec<DetectorFigures>, Option<Confusion>) {
+pub fn turn_end(
+    detectors: &[(String, Option<String>)],
+    results: &[(&TurnEndCase, &Verdict)],
+    judged: bool,
+) -> (Vec<DetectorFigures>, Option<Confusion>) {
     let mut out = Vec::new();
     for (name, mode) in detectors {
-        let mut f = DetectorFigures { detector: name.clone(), mode: mode.clone(), ..DetectorFigures::default() };
+        let mut f = DetectorFigures {
+            detector: name.clone(),
+            mode: mode.clone(),
+            ..DetectorFigures::default()
+        };
         let mut e2e = Confusion::default();
         for (case, verdict) in results {
             let report = verdict.detectors.iter().find(|d| &d.name == name);
@@ -162,8 +180,16 @@ pub fn turn_end(detectors: &[(String, Option<String>)], results: &[(&TurnEndCase
     let overall = judged.then(|| {
         let mut c = Confusion::default();
         for (case, verdict) in results {
-            c.add(&case.id, !case.must_block.is_empty(), verdict.decision != Decision::Allow);
-            if verdict.detectors.iter().any(|d| d.judge.outcome == JudgeOutcome::Fail) {
+            c.add(
+                &case.id,
+                !case.must_block.is_empty(),
+                verdict.decision != Decision::Allow,
+            );
+            if verdict
+                .detectors
+                .iter()
+                .any(|d| d.judge.outcome == JudgeOutcome::Fail)
+            {
                 c.judge_failures += 1;
             }
         }
@@ -223,7 +249,11 @@ pub fn gate(results: &[(&PreToolCase, &Verdict)]) -> GateFigures {
             g.false_denies.push(case.id.clone());
         }
         if got.as_str() != case.label.as_str() {
-            g.wrong.push(Wrong { id: case.id.clone(), expected: case.label.as_str().into(), got: got.as_str().into() });
+            g.wrong.push(Wrong {
+                id: case.id.clone(),
+                expected: case.label.as_str().into(),
+                got: got.as_str().into(),
+            });
         }
     }
     g.deny_recall = ratio(g.denied, g.deny_cases);

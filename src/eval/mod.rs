@@ -84,7 +84,13 @@ pub fn shell_event(agent: &str, command: &str) -> Event {
 }
 
 /// Evaluates every case; `progress(done, total)` is called after each.
-pub fn run(engine: &Engine, config: &Config, cases: &[Case], settings: &EvalSettings, progress: &mut dyn FnMut(usize, usize)) -> Report {
+pub fn run(
+    engine: &Engine,
+    config: &Config,
+    cases: &[Case],
+    settings: &EvalSettings,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Report {
     let mut verdicts: Vec<Verdict> = Vec::with_capacity(cases.len());
     for (i, case) in cases.iter().enumerate() {
         let event = case_event(case, &settings.agent);
@@ -110,17 +116,29 @@ pub fn run(engine: &Engine, config: &Config, cases: &[Case], settings: &EvalSett
         .detectors()
         .iter()
         .filter(|d| Engine::applies(d, &stop))
-        .map(|d| (d.spec.name.clone(), (d.mode == Mode::Shadow).then(|| "shadow".to_string())))
+        .map(|d| {
+            (
+                d.spec.name.clone(),
+                (d.mode == Mode::Shadow).then(|| "shadow".to_string()),
+            )
+        })
         .collect();
     let mut warnings = Vec::new();
     for (case, _) in &turn_end {
         for name in &case.must_block {
             if !detectors.iter().any(|(n, _)| n == name) {
-                warnings.push(format!("case `{}` is labeled block for `{name}`, which is not enabled for turn ends", case.id));
+                warnings.push(format!(
+                    "case `{}` is labeled block for `{name}`, which is not enabled for turn ends",
+                    case.id
+                ));
             }
         }
     }
-    let (detector_figures, overall) = if turn_end.is_empty() { (Vec::new(), None) } else { metrics::turn_end(&detectors, &turn_end, settings.use_judge) };
+    let (detector_figures, overall) = if turn_end.is_empty() {
+        (Vec::new(), None)
+    } else {
+        metrics::turn_end(&detectors, &turn_end, settings.use_judge)
+    };
     Report {
         cases: cases.len(),
         turn_end_cases: turn_end.len(),
@@ -138,7 +156,11 @@ pub fn run(engine: &Engine, config: &Config, cases: &[Case], settings: &EvalSett
 /// detector, deny and ask recall); `min_pass_through` to every Layer-1
 /// pass-through and to the pre-tool pass-through. Figures without cases
 /// are not checked.
-pub fn below_minimums(report: &Report, min_recall: Option<f64>, min_pass_through: Option<f64>) -> Vec<String> {
+pub fn below_minimums(
+    report: &Report,
+    min_recall: Option<f64>,
+    min_pass_through: Option<f64>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut check = |what: String, value: Option<f64>, min: Option<f64>| {
         if let (Some(v), Some(m)) = (value, min) {
@@ -148,16 +170,32 @@ pub fn below_minimums(report: &Report, min_recall: Option<f64>, min_pass_through
         }
     };
     for d in &report.detectors {
-        check(format!("{}: Layer-1 recall", d.detector), d.layer1_recall, min_recall);
-        check(format!("{}: Layer-1 pass-through", d.detector), d.layer1_pass_through, min_pass_through);
+        check(
+            format!("{}: Layer-1 recall", d.detector),
+            d.layer1_recall,
+            min_recall,
+        );
+        check(
+            format!("{}: Layer-1 pass-through", d.detector),
+            d.layer1_pass_through,
+            min_pass_through,
+        );
         if let Some(e) = &d.end_to_end {
-            check(format!("{}: end-to-end recall", d.detector), e.recall, min_recall);
+            check(
+                format!("{}: end-to-end recall", d.detector),
+                e.recall,
+                min_recall,
+            );
         }
     }
     if let Some(g) = &report.pre_tool {
         check("pre-tool: deny recall".into(), g.deny_recall, min_recall);
         check("pre-tool: ask recall".into(), g.ask_recall, min_recall);
-        check("pre-tool: pass-through".into(), g.pass_through, min_pass_through);
+        check(
+            "pre-tool: pass-through".into(),
+            g.pass_through,
+            min_pass_through,
+        );
     }
     out
 }

@@ -77,21 +77,42 @@ pub type SetupLoader<'a> = dyn FnMut(&str, Option<&Path>) -> Result<Setup, Strin
 pub fn rebuild_event(rec: &Record) -> Option<Event> {
     let kind = EventKind::parse(&rec.event)?;
     let mut e = Event::new(&rec.agent, kind);
-    e.native_event = rec.native_event.clone().unwrap_or_else(|| rec.event.clone());
+    e.native_event = rec
+        .native_event
+        .clone()
+        .unwrap_or_else(|| rec.event.clone());
     e.cwd = rec.cwd.as_ref().map(PathBuf::from);
     if kind.is_turn_end() {
         e.text = Some(rec.text.clone()?);
         return Some(e);
     }
-    let tool_kind = matches!(kind, EventKind::PreTool | EventKind::PostTool | EventKind::PermissionRequest);
+    let tool_kind = matches!(
+        kind,
+        EventKind::PreTool | EventKind::PostTool | EventKind::PermissionRequest
+    );
     if tool_kind {
-        let (name, canonical) = rec.tool.as_ref().map(|t| (t.name.clone(), t.canonical.clone())).unwrap_or_else(|| ("Bash".into(), "shell".into()));
+        let (name, canonical) = rec
+            .tool
+            .as_ref()
+            .map(|t| (t.name.clone(), t.canonical.clone()))
+            .unwrap_or_else(|| ("Bash".into(), "shell".into()));
         if let Some(command) = &rec.command {
-            e.tool = Some(Tool { native_name: name, canonical, input: serde_json::json!({ "command": command }), command: Some(command.clone()) });
+            e.tool = Some(Tool {
+                native_name: name,
+                canonical,
+                input: serde_json::json!({ "command": command }),
+                command: Some(command.clone()),
+            });
         } else {
             let text = rec.text.as_ref().filter(|_| rec.tool.is_some())?;
-            let input = serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.clone()));
-            e.tool = Some(Tool { native_name: name, canonical, input, command: None });
+            let input = serde_json::from_str(text)
+                .unwrap_or_else(|_| serde_json::Value::String(text.clone()));
+            e.tool = Some(Tool {
+                native_name: name,
+                canonical,
+                input,
+                command: None,
+            });
         }
         return Some(e);
     }
@@ -133,10 +154,24 @@ fn compare(rec: &Record, verdict: &Verdict) -> Flip {
     }
     let mut detectors = Vec::new();
     for name in names {
-        let before = rec.detectors.iter().find(|d| d.name == name).map(|d| part(&d.verdict, d.is_shadow())).unwrap_or_else(|| "-".into());
-        let after = verdict.detectors.iter().find(|d| d.name == name).map(|d| part(d.verdict.as_str(), d.mode.is_some())).unwrap_or_else(|| "-".into());
+        let before = rec
+            .detectors
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| part(&d.verdict, d.is_shadow()))
+            .unwrap_or_else(|| "-".into());
+        let after = verdict
+            .detectors
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| part(d.verdict.as_str(), d.mode.is_some()))
+            .unwrap_or_else(|| "-".into());
         if before != after {
-            detectors.push(DetectorChange { detector: name.to_string(), before, after });
+            detectors.push(DetectorChange {
+                detector: name.to_string(),
+                before,
+                after,
+            });
         }
     }
     Flip {
@@ -152,7 +187,12 @@ fn compare(rec: &Record, verdict: &Verdict) -> Flip {
 
 /// Reruns the records. `setup(agent, cwd)` loads the config and engine the
 /// record's agent gets (called once per pair).
-pub fn replay(records: &[Record], setup: &mut SetupLoader, use_judge: bool, cache_dir: Option<&Path>) -> Result<ReplayReport, String> {
+pub fn replay(
+    records: &[Record],
+    setup: &mut SetupLoader,
+    use_judge: bool,
+    cache_dir: Option<&Path>,
+) -> Result<ReplayReport, String> {
     let mut report = ReplayReport::default();
     let mut setups: HashMap<(String, Option<PathBuf>), Setup> = HashMap::new();
     for rec in records.iter().filter(|r| !r.is_control()) {
@@ -170,10 +210,21 @@ pub fn replay(records: &[Record], setup: &mut SetupLoader, use_judge: bool, cach
             let s = setup(&rec.agent, event.cwd.as_deref())?;
             setups.insert(key.clone(), s);
         }
-        let Some((config, engine)) = setups.get(&key) else { continue };
+        let Some((config, engine)) = setups.get(&key) else {
+            continue;
+        };
         let cwd = event.cwd.clone();
-        let shell = ShellContext { repo_root: cwd.as_deref().and_then(crate::paths::repo_root), cwd, home: crate::paths::home() };
-        let opts = EvalOptions { use_judge, deadline: Instant::now() + config.deadline.for_kind(event.kind), cache_dir, shell };
+        let shell = ShellContext {
+            repo_root: cwd.as_deref().and_then(crate::paths::repo_root),
+            cwd,
+            home: crate::paths::home(),
+        };
+        let opts = EvalOptions {
+            use_judge,
+            deadline: Instant::now() + config.deadline.for_kind(event.kind),
+            cache_dir,
+            shell,
+        };
         let verdict = engine.evaluate(&event, config, &opts);
         report.replayed += 1;
         let diff = compare(rec, &verdict);
@@ -197,14 +248,30 @@ pub fn text(report: &ReplayReport) -> String {
         report.flips.len()
     );
     let line = |f: &Flip| {
-        let changes: Vec<String> = f.detectors.iter().map(|c| format!("{} {}→{}", c.detector, c.before, c.after)).collect();
-        format!("  {}  {}  {} {}  {} → {}  [{}]\n", f.id, f.ts, f.agent, f.event, f.before, f.after, changes.join(", "))
+        let changes: Vec<String> = f
+            .detectors
+            .iter()
+            .map(|c| format!("{} {}→{}", c.detector, c.before, c.after))
+            .collect();
+        format!(
+            "  {}  {}  {} {}  {} → {}  [{}]\n",
+            f.id,
+            f.ts,
+            f.agent,
+            f.event,
+            f.before,
+            f.after,
+            changes.join(", ")
+        )
     };
     for f in &report.flips {
         out.push_str(&line(f));
     }
     if !report.changed_without_flip.is_empty() {
-        out.push_str(&format!("{} decision(s) kept their verdict while a detector's part changed:\n", report.changed_without_flip.len()));
+        out.push_str(&format!(
+            "{} decision(s) kept their verdict while a detector's part changed:\n",
+            report.changed_without_flip.len()
+        ));
         for f in &report.changed_without_flip {
             out.push_str(&line(f));
         }

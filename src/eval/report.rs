@@ -12,14 +12,29 @@ fn ids(list: &[String]) -> String {
 }
 
 fn wrongs(list: &[Wrong]) -> String {
-    list.iter().map(|w| format!("{} ({}→{})", w.id, w.expected, w.got)).collect::<Vec<_>>().join(", ")
+    list.iter()
+        .map(|w| format!("{} ({}→{})", w.id, w.expected, w.got))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn confusion(out: &mut String, indent: &str, c: &Confusion) {
-    out.push_str(&format!("{indent}precision {}  recall {}  F1 {}  (cases with a failed judgment: {})\n", fig(c.precision), fig(c.recall), fig(c.f1), c.judge_failures));
+    out.push_str(&format!(
+        "{indent}precision {}  recall {}  F1 {}  (cases with a failed judgment: {})\n",
+        fig(c.precision),
+        fig(c.recall),
+        fig(c.f1),
+        c.judge_failures
+    ));
     out.push_str(&format!("{indent}                 got block  got allow\n"));
-    out.push_str(&format!("{indent}labeled block    {:>9}  {:>9}\n", c.true_positives, c.false_negatives));
-    out.push_str(&format!("{indent}labeled allow    {:>9}  {:>9}\n", c.false_positives, c.true_negatives));
+    out.push_str(&format!(
+        "{indent}labeled block    {:>9}  {:>9}\n",
+        c.true_positives, c.false_negatives
+    ));
+    out.push_str(&format!(
+        "{indent}labeled allow    {:>9}  {:>9}\n",
+        c.false_positives, c.true_negatives
+    ));
     if !c.wrong.is_empty() {
         out.push_str(&format!("{indent}wrong: {}\n", wrongs(&c.wrong)));
     }
@@ -32,13 +47,21 @@ pub fn text(report: &Report, judge: &str) -> String {
         report.cases,
         report.turn_end_cases,
         report.pre_tool_cases,
-        if report.judged { judge } else { "not asked (--no-judge)" }
+        if report.judged {
+            judge
+        } else {
+            "not asked (--no-judge)"
+        }
     );
     for w in &report.warnings {
         out.push_str(&format!("warning: {w}\n"));
     }
     for d in &report.detectors {
-        out.push_str(&format!("\n{}{}\n", d.detector, if d.mode.is_some() { " (shadow)" } else { "" }));
+        out.push_str(&format!(
+            "\n{}{}\n",
+            d.detector,
+            if d.mode.is_some() { " (shadow)" } else { "" }
+        ));
         out.push_str(&format!(
             "  layer 1: recall {} ({}/{})  pass-through {} ({}/{})  bypass errors {}\n",
             fig(d.layer1_recall),
@@ -49,7 +72,11 @@ pub fn text(report: &Report, judge: &str) -> String {
             d.other_cases,
             d.bypass_errors.len()
         ));
-        for (label, list) in [("missed", &d.layer1_missed), ("bypassed", &d.bypass_errors), ("false hits", &d.layer1_false_hits)] {
+        for (label, list) in [
+            ("missed", &d.layer1_missed),
+            ("bypassed", &d.bypass_errors),
+            ("false hits", &d.layer1_false_hits),
+        ] {
             if !list.is_empty() {
                 out.push_str(&format!("    {label}: {}\n", ids(list)));
             }
@@ -60,7 +87,9 @@ pub fn text(report: &Report, judge: &str) -> String {
         }
     }
     if let Some(c) = &report.overall {
-        out.push_str("\nall turn-end detectors together (a case labeled block for any must be blocked):\n");
+        out.push_str(
+            "\nall turn-end detectors together (a case labeled block for any must be blocked):\n",
+        );
         confusion(&mut out, "  ", c);
     }
     if let Some(g) = &report.pre_tool {
@@ -77,7 +106,14 @@ pub fn text(report: &Report, judge: &str) -> String {
             g.allowed,
             g.allow_cases
         ));
-        out.push_str(&format!("  false denies: {}\n", if g.false_denies.is_empty() { "none".into() } else { ids(&g.false_denies) }));
+        out.push_str(&format!(
+            "  false denies: {}\n",
+            if g.false_denies.is_empty() {
+                "none".into()
+            } else {
+                ids(&g.false_denies)
+            }
+        ));
         if !g.wrong.is_empty() {
             out.push_str(&format!("  wrong: {}\n", wrongs(&g.wrong)));
         }

@@ -54,7 +54,12 @@ pub fn build(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) -> V
     if ctx.paused {
         obj.insert("paused".into(), json!(true));
     }
-    let shadow: Vec<&str> = verdict.detectors.iter().filter(|d| d.mode.is_some() && d.verdict != crate::verdict::Decision::Allow).map(|d| d.name.as_str()).collect();
+    let shadow: Vec<&str> = verdict
+        .detectors
+        .iter()
+        .filter(|d| d.mode.is_some() && d.verdict != crate::verdict::Decision::Allow)
+        .map(|d| d.name.as_str())
+        .collect();
     if !shadow.is_empty() {
         // Shadow detectors that would have blocked, denied or asked.
         obj.insert("shadow".into(), json!(shadow));
@@ -67,7 +72,10 @@ pub fn build(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) -> V
             obj.insert("text_redactions".into(), json!(redacted.counts));
         }
         if let Some(tool) = &event.tool {
-            obj.insert("tool".into(), json!({"name": tool.native_name, "canonical": tool.canonical}));
+            obj.insert(
+                "tool".into(),
+                json!({"name": tool.native_name, "canonical": tool.canonical}),
+            );
             if let Some(c) = &tool.command {
                 obj.insert("command".into(), json!(crate::redact::redact(c).text));
             }

@@ -19,7 +19,11 @@ pub fn fired(r: &Record) -> String {
                 s.push_str("(bypass)");
             }
             if d.is_shadow() {
-                s.push_str(if d.verdict != "allow" { "~shadow:" } else { "~shadow" });
+                s.push_str(if d.verdict != "allow" {
+                    "~shadow:"
+                } else {
+                    "~shadow"
+                });
                 if d.verdict != "allow" {
                     s.push_str(&d.verdict);
                 }
@@ -37,9 +41,16 @@ pub fn fired(r: &Record) -> String {
 /// The first line of the reason, cut to [`REASON_HEAD`] characters.
 pub fn reason_head(r: &Record) -> String {
     let reason = r.reason.as_deref().unwrap_or("");
-    let first = reason.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let first = reason
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     if first.chars().count() > REASON_HEAD {
-        format!("{}…", first.chars().take(REASON_HEAD - 1).collect::<String>())
+        format!(
+            "{}…",
+            first.chars().take(REASON_HEAD - 1).collect::<String>()
+        )
     } else {
         first.to_string()
     }
@@ -47,15 +58,35 @@ pub fn reason_head(r: &Record) -> String {
 
 /// One line for a record.
 pub fn line(r: &Record) -> String {
-    let ts = if r.ts.len() >= 19 { r.ts[..19].replace('T', " ") } else { r.ts.clone() };
+    let ts = if r.ts.len() >= 19 {
+        r.ts[..19].replace('T', " ")
+    } else {
+        r.ts.clone()
+    };
     if r.is_control() {
-        return format!("{ts}  {}  {:<12} {:<14} {}", r.id, r.agent, r.event, r.reason.as_deref().unwrap_or(""));
+        return format!(
+            "{ts}  {}  {:<12} {:<14} {}",
+            r.id,
+            r.agent,
+            r.event,
+            r.reason.as_deref().unwrap_or("")
+        );
     }
     let mut verdict = r.verdict.clone().unwrap_or_else(|| "-".into());
     if r.paused {
         verdict.push_str("(paused)");
     }
-    format!("{ts}  {}  {:<12} {:<14} {:<6} {}  {}", r.id, r.agent, r.event, verdict, fired(r), reason_head(r)).trim_end().to_string()
+    format!(
+        "{ts}  {}  {:<12} {:<14} {:<6} {}  {}",
+        r.id,
+        r.agent,
+        r.event,
+        verdict,
+        fired(r),
+        reason_head(r)
+    )
+    .trim_end()
+    .to_string()
 }
 
 #[cfg(test)]
@@ -77,7 +108,10 @@ mod tests {
         .unwrap();
         let l = line(&r);
         assert!(l.starts_with("2026-12-02 10:11:12  abc-1-0  codex"), "{l}");
-        assert!(l.contains(" block  commit,fix~shadow:block  guard [commit]: verify first"), "{l}");
+        assert!(
+            l.contains(" block  commit,fix~shadow:block  guard [commit]: verify first"),
+            "{l}"
+        );
         assert!(!l.contains("more"));
     }
 }

@@ -127,9 +127,14 @@ pub fn read(path: &Path) -> std::io::Result<Vec<Record>> {
         crate::log::read_all(path)
     } else {
         let text = std::fs::read_to_string(path)?;
-        text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).collect()
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .collect()
     };
-    Ok(values.into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect())
+    Ok(values
+        .into_iter()
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect())
 }
 
 /// Which records `guard log` and `guard stats` show.
@@ -150,7 +155,11 @@ impl Filter {
             return false;
         }
         if let Some(name) = &self.detector {
-            if !r.detectors.iter().any(|d| &d.name == name && (d.fired() || d.verdict != "allow")) {
+            if !r
+                .detectors
+                .iter()
+                .any(|d| &d.name == name && (d.fired() || d.verdict != "allow"))
+            {
                 return false;
             }
         }

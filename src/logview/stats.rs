@@ -50,7 +50,9 @@ pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 pub fn compute(records: &[Record]) -> Vec<StatsRow> {
     let mut rows: BTreeMap<(bool, String, String), (StatsRow, Vec<f64>)> = BTreeMap::new();
     for r in records.iter().filter(|r| !r.is_control()) {
-        let hook = rows.entry((true, "(hook)".into(), r.agent.clone())).or_insert_with(|| (row("(hook)", &r.agent), Vec::new()));
+        let hook = rows
+            .entry((true, "(hook)".into(), r.agent.clone()))
+            .or_insert_with(|| (row("(hook)", &r.agent), Vec::new()));
         hook.0.events += 1;
         if r.verdict.as_deref().is_some_and(|v| v != "allow") {
             hook.0.blocks += 1;
@@ -59,7 +61,9 @@ pub fn compute(records: &[Record]) -> Vec<StatsRow> {
             hook.1.push(ms);
         }
         for d in &r.detectors {
-            let (s, lat) = rows.entry((false, d.name.clone(), r.agent.clone())).or_insert_with(|| (row(&d.name, &r.agent), Vec::new()));
+            let (s, lat) = rows
+                .entry((false, d.name.clone(), r.agent.clone()))
+                .or_insert_with(|| (row(&d.name, &r.agent), Vec::new()));
             s.events += 1;
             match d.layer1.as_str() {
                 "hit" => s.layer1_hits += 1,
@@ -98,13 +102,20 @@ pub fn compute(records: &[Record]) -> Vec<StatsRow> {
 }
 
 fn row(detector: &str, agent: &str) -> StatsRow {
-    StatsRow { detector: detector.into(), agent: agent.into(), ..StatsRow::default() }
+    StatsRow {
+        detector: detector.into(),
+        agent: agent.into(),
+        ..StatsRow::default()
+    }
 }
 
 /// The rows as an aligned text table.
 pub fn table(rows: &[StatsRow]) -> String {
     let ms = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
-    let header = ["detector", "agent", "events", "l1-hits", "bypass", "judge", "cache", "blocks", "shadow", "fails", "p50ms", "p95ms"];
+    let header = [
+        "detector", "agent", "events", "l1-hits", "bypass", "judge", "cache", "blocks", "shadow",
+        "fails", "p50ms", "p95ms",
+    ];
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
         cells.push(vec![
@@ -122,10 +133,29 @@ pub fn table(rows: &[StatsRow]) -> String {
             ms(r.p95_ms),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len()).map(|i| cells.iter().map(|c| c[i].chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            cells
+                .iter()
+                .map(|c| c[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
     let mut out = String::new();
     for c in cells {
-        let line: Vec<String> = c.iter().zip(&widths).enumerate().map(|(i, (v, w))| if i < 2 { format!("{v:<w$}") } else { format!("{v:>w$}") }).collect();
+        let line: Vec<String> = c
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (v, w))| {
+                if i < 2 {
+                    format!("{v:<w$}")
+                } else {
+                    format!("{v:>w$}")
+                }
+            })
+            .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
     }
@@ -155,12 +185,26 @@ mod tests {
         records.push(rec(json!({"agent": "*", "event": "pause"})));
         let rows = compute(&records);
         let c = rows.iter().find(|r| r.detector == "c").unwrap();
-        assert_eq!((c.events, c.layer1_hits, c.bypasses, c.judge_calls, c.cache_hits, c.blocks, c.failures), (5, 4, 1, 3, 1, 1, 1));
+        assert_eq!(
+            (
+                c.events,
+                c.layer1_hits,
+                c.bypasses,
+                c.judge_calls,
+                c.cache_hits,
+                c.blocks,
+                c.failures
+            ),
+            (5, 4, 1, 3, 1, 1, 1)
+        );
         assert_eq!((c.p50_ms, c.p95_ms), (Some(200.0), Some(400.0)));
         let s = rows.iter().find(|r| r.detector == "s").unwrap();
         assert_eq!((s.blocks, s.shadow_blocks), (1, 1));
         let hook = rows.last().unwrap();
-        assert_eq!((hook.detector.as_str(), hook.events, hook.blocks), ("(hook)", 5, 1));
+        assert_eq!(
+            (hook.detector.as_str(), hook.events, hook.blocks),
+            ("(hook)", 5, 1)
+        );
         assert_eq!(hook.p50_ms, Some(205.0));
         assert!(!rows.iter().any(|r| r.agent == "*"));
     }

@@ -27,7 +27,11 @@ fn number(s: &str) -> Option<i64> {
 /// Parses `YYYY-MM-DD` into its Unix day number.
 pub fn parse_date(s: &str) -> Option<i64> {
     let mut parts = s.splitn(3, '-');
-    let (y, m, d) = (number(parts.next()?)?, number(parts.next()?)?, number(parts.next()?)?);
+    let (y, m, d) = (
+        number(parts.next()?)?,
+        number(parts.next()?)?,
+        number(parts.next()?)?,
+    );
     if s.len() != 10 || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
@@ -85,7 +89,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (n, unit) = s.split_at(split);
-    let n: u64 = n.parse().map_err(|_| format!("`{s}` is not a duration (examples: 90s, 15m, 2h, 3d, 1w)"))?;
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (examples: 90s, 15m, 2h, 3d, 1w)"))?;
     let secs = match unit {
         "s" => 1,
         "m" => 60,
@@ -94,12 +100,17 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "w" => 604_800,
         _ => return Err(format!("`{s}`: the unit must be one of s, m, h, d, w")),
     };
-    n.checked_mul(secs).map(Duration::from_secs).ok_or_else(|| format!("`{s}` is too long"))
+    n.checked_mul(secs)
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("`{s}` is too long"))
 }
 
 /// Milliseconds since the epoch, now.
 pub fn now_millis() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }
 
 /// Parses a `--since` value: a date (midnight UTC), an RFC 3339 time, or a
@@ -122,7 +133,12 @@ pub fn format_rfc3339(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let (y, m, d) = crate::log::civil_from_days(secs.div_euclid(86_400));
     let rem = secs.rem_euclid(86_400);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 #[cfg(test)]
@@ -144,7 +160,10 @@ mod tests {
     fn rfc3339_with_fraction_and_offsets() {
         let base = 20_789 * 86_400_000;
         assert_eq!(parse_rfc3339("2026-12-02T00:00:00Z"), Some(base));
-        assert_eq!(parse_rfc3339("2026-12-02T01:02:03.45Z"), Some(base + 3_723_450));
+        assert_eq!(
+            parse_rfc3339("2026-12-02T01:02:03.45Z"),
+            Some(base + 3_723_450)
+        );
         assert_eq!(parse_rfc3339("2026-12-02T02:00:00+02:00"), Some(base));
         assert_eq!(parse_rfc3339("2026-12-01T22:00:00-02:00"), Some(base));
         assert_eq!(parse_rfc3339("2026-12-02T25:00:00Z"), None);

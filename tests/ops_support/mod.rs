@@ -73,7 +73,9 @@ impl Env {
     /// (`none`) and turns a failed turn-end judgment into a block, so that
     /// a Layer-1 hit blocks deterministically.
     pub fn new() -> Env {
-        let env = Env { dir: tempfile::tempdir().unwrap() };
+        let env = Env {
+            dir: tempfile::tempdir().unwrap(),
+        };
         for (name, text) in [("t-commit", COMMIT), ("t-scope", SCOPE), ("t-rm", RM)] {
             env.write(&format!("detectors/{name}.yaml"), text);
         }
@@ -102,7 +104,10 @@ impl Env {
             detectors.push_str(&format!("  {}: {{enabled: false}}\n", spec.name));
         }
         for name in ["t-commit", "t-scope", "t-rm"] {
-            detectors.push_str(&format!("  {name}: {{file: {}}}\n", self.path().join(format!("detectors/{name}.yaml")).display()));
+            detectors.push_str(&format!(
+                "  {name}: {{file: {}}}\n",
+                self.path().join(format!("detectors/{name}.yaml")).display()
+            ));
         }
         format!("judge: {{backend: none}}\nfailure: {{stop: block, pre_tool: ask}}\ndetectors:\n{detectors}{extra}")
     }
@@ -153,7 +158,8 @@ impl Env {
 
     /// Runs `guard hook generic` on a pre-tool shell event.
     pub fn pre_tool(&self, command: &str) -> Output {
-        let payload = serde_json::json!({"event": "pre_tool", "tool": "Bash", "command": command}).to_string();
+        let payload = serde_json::json!({"event": "pre_tool", "tool": "Bash", "command": command})
+            .to_string();
         self.guard(&["hook", "generic"], Some(&payload))
     }
 
