@@ -13,6 +13,7 @@ pub mod engine;
 pub mod eval;
 pub mod event;
 pub mod hook;
+pub mod install;
 pub mod judge;
 pub mod log;
 pub mod logview;

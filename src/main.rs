@@ -34,6 +34,16 @@ enum Command {
         #[command(subcommand)]
         action: cli::config_cmd::ConfigAction,
     },
+    /// Wire guard into agents' hook settings (merging; a backup is kept).
+    Install(cli::install::InstallArgs),
+    /// Remove guard's entries from agents' hook settings, and nothing else.
+    Uninstall(cli::install::InstallArgs),
+    /// Check that guard is wired and can work; exit 1 on a problem.
+    Doctor {
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure the detectors on a labeled corpus (see docs/eval.md).
     Eval(cli::eval::EvalArgs),
     /// List logged decisions, one line each.
@@ -65,6 +75,9 @@ fn main() -> ExitCode {
         Command::Hook { agent, payload } => cli::hook::run(agent, payload, cli.config),
         Command::Check(args) => cli::check::run(args, cli.config),
         Command::Config { action } => cli::config_cmd::run(action, cli.config),
+        Command::Install(args) => cli::install::run_install(args, cli.config),
+        Command::Uninstall(args) => cli::install::run_uninstall(args, cli.config),
+        Command::Doctor { json } => cli::doctor::run(json, cli.config),
         Command::Eval(args) => cli::eval::run(args, cli.config),
         Command::Log(args) => cli::log_cmd::run_log(args, cli.config),
         Command::Stats(args) => cli::log_cmd::run_stats(args, cli.config),

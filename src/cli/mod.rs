@@ -2,8 +2,10 @@
 
 pub mod check;
 pub mod config_cmd;
+pub mod doctor;
 pub mod eval;
 pub mod hook;
+pub mod install;
 pub mod label;
 pub mod log_cmd;
 pub mod pause;

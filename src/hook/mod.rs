@@ -6,6 +6,7 @@
 
 mod loop_guard;
 mod record;
+mod text_stash;
 mod turn_text;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
@@ -133,12 +134,12 @@ fn failure_output(
     config: Option<&Config>,
     problem: &str,
 ) -> HookOutput {
-    let default_config;
+    let builtin_config;
     let cfg = match config {
         Some(c) => c,
         None => {
-            default_config = Config::default();
-            &default_config
+            builtin_config = config::builtin(Some(&spec.name));
+            &builtin_config
         }
     };
     let decision = if kind == EventKind::Other {
@@ -198,6 +199,7 @@ fn run_inner(input: HookInput) -> HookOutput {
         .with(|k| *k.borrow_mut() = Some((spec.clone(), event.kind, event.native_event.clone())));
     let state_dir = crate::paths::state_dir();
     let _ = crate::state::touch_heartbeat(&state_dir, &spec.name);
+    text_stash::apply(&spec, &mut event, &state_dir);
 
     fault("config");
     let opts = LoadOptions {
