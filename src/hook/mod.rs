@@ -11,7 +11,7 @@ mod turn_text;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
 use crate::config::{self, Config, LoadOptions};
-use crate::engine::{Engine, EvalOptions};
+use crate::engine::{Engine, EvalOptions, Layer1Index};
 use crate::event::{Event, EventKind};
 use crate::shell::ShellContext;
 use crate::verdict::{Decision, Verdict};
@@ -270,13 +270,48 @@ fn evaluate(
     ctx: &mut record::Context,
 ) -> Result<Verdict, String> {
     fault("engine");
-    let (detectors, unknown) =
-        crate::detector::load::load_lenient(cfg).map_err(|e| e.to_string())?;
+    // Two steps, for speed: most events hit no keyword, and for those only
+    // the detectors' heads (events, tools, keywords) are read; the rest of
+    // each spec is read only after a keyword hit (see detector::load).
+    let (heads, unknown) =
+        crate::detector::load::heads_lenient(cfg).map_err(|e| e.to_string())?;
     ctx.errors.extend(unknown.iter().map(ToString::to_string));
-    if !detectors.iter().any(|d| Engine::applies(d, event)) {
+    if !heads.iter().any(|h| h.head.applies(event)) {
         return Ok(Verdict::allow());
     }
-    let engine = Engine::new(detectors)?;
+    fault("judge");
+    let index = Layer1Index::from_keyword_lists(heads.iter().map(|h| h.head.keywords.as_slice()));
+    let hits = index.keyword_hits(&Engine::subject(event, cfg), heads.len());
+    let mut applicable = heads.iter().zip(&hits).filter(|(h, _)| h.head.applies(event));
+    let mut verdict = if applicable.all(|(_, keywords)| keywords.is_empty()) {
+        crate::engine::all_miss_verdict(
+            heads
+                .iter()
+                .filter(|h| h.head.applies(event))
+                .map(|h| (h.head.name.as_str(), h.mode)),
+        )
+    } else {
+        let detectors = crate::detector::load::resolve(heads).map_err(|e| e.to_string())?;
+        full_evaluate(Engine::with_index(detectors, index), event, cfg, deadline, state_dir)
+    };
+    if event.kind.is_turn_end() {
+        if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir)
+        {
+            ctx.errors
+                .push(format!("loop guard state unavailable ({e})"));
+        }
+    }
+    Ok(verdict)
+}
+
+/// Layer 1's patterns and the judge, after a keyword hit.
+fn full_evaluate(
+    engine: Engine,
+    event: &Event,
+    cfg: &Config,
+    deadline: Instant,
+    state_dir: &std::path::Path,
+) -> Verdict {
     let cwd = event.cwd.clone();
     let shell = ShellContext {
         repo_root: cwd.as_deref().and_then(crate::paths::repo_root),
@@ -290,16 +325,7 @@ fn evaluate(
         cache_dir: Some(&cache_dir),
         shell,
     };
-    fault("judge");
-    let mut verdict = engine.evaluate(event, cfg, &opts);
-    if event.kind.is_turn_end() {
-        if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir)
-        {
-            ctx.errors
-                .push(format!("loop guard state unavailable ({e})"));
-        }
-    }
-    Ok(verdict)
+    engine.evaluate(event, cfg, &opts)
 }
 
 fn start_watchdog(spec: &AdapterSpec, event: &Event, cfg: &Config, deadline: Instant) {
