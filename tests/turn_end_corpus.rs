@@ -1,0 +1,230 @@
+//! Measures the five built-in turn-end detectors' Layer 1 against the labeled
+//! corpus in `tests/corpus/turn-end.yaml`.
+//!
+//! Layer 1 must be wide (recall on block cases), must let most harmless
+//! turn ends through without a judge call (pass-through), and must never let
+//! a bypass wave through a case that has to block (bypass errors). The test
+//! prints the per-detector figures and fails under the targets.
+//!
+//! Until the engine's Layer 1 is available this file carries a minimal
+//! evaluator of its own (keywords, then signals, bypass wins).
+
+use aho_corasick::AhoCorasick;
+use guard::detector::{DetectorSpec, FieldType, Rule};
+use guard::event::EventKind;
+use guard::verdict::Decision;
+use regex::Regex;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The five built-in turn-end detectors and their judge fields (fixed by the issue).
+const TURN_END_DETECTORS: [(&str, &[&str]); 5] = [
+    (
+        "commit-before-verification",
+        &["new_proposal", "verification_reported", "direction_query", "future_step_description"],
+    ),
+    ("scope-check", &["new_proposal", "retraction_or_quote"]),
+    ("scope-change", &["new_proposal", "retraction_or_quote"]),
+    ("shallow-bugfix", &["new_proposal", "retraction_or_quote"]),
+    ("bugfix-without-reproduction", &["new_proposal", "retraction_or_quote"]),
+];
+
+const RECALL_TARGET: f64 = 0.99;
+const PASS_THROUGH_TARGET: f64 = 0.95;
+
+/// One labeled turn-end text.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    id: String,
+    lang: String,
+    text: String,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+}
+
+/// Layer-1 outcome for one detector on one text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer1 {
+    Miss,
+    Hit,
+    Bypass,
+}
+
+/// Throwaway Layer-1 evaluator: one detector compiled.
+struct Compiled {
+    name: String,
+    keywords: AhoCorasick,
+    signals: Vec<(String, Regex)>,
+    bypasses: Vec<(String, Regex)>,
+}
+
+impl Compiled {
+    fn new(spec: &DetectorSpec) -> Compiled {
+        let compile = |id: &str, p: &str| {
+            Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| panic!("{}: pattern {id}: {e}", spec.name))
+        };
+        Compiled {
+            name: spec.name.clone(),
+            keywords: AhoCorasick::builder().ascii_case_insensitive(true).build(&spec.keywords).unwrap(),
+            signals: spec.signals.iter().map(|p| (p.id.clone(), compile(&p.id, &p.pattern))).collect(),
+            bypasses: spec.bypasses.iter().map(|p| (p.id.clone(), compile(&p.id, &p.pattern))).collect(),
+        }
+    }
+
+    fn layer1(&self, text: &str) -> (Layer1, Vec<String>) {
+        if !self.keywords.is_match(text) {
+            return (Layer1::Miss, vec![]);
+        }
+        let hits: Vec<String> =
+            self.signals.iter().filter(|(_, r)| r.is_match(text)).map(|(id, _)| id.clone()).collect();
+        if hits.is_empty() {
+            return (Layer1::Miss, vec![]);
+        }
+        let bypass: Vec<String> =
+            self.bypasses.iter().filter(|(_, r)| r.is_match(text)).map(|(id, _)| id.clone()).collect();
+        if bypass.is_empty() {
+            (Layer1::Hit, hits)
+        } else {
+            (Layer1::Bypass, bypass)
+        }
+    }
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load_detectors() -> Vec<DetectorSpec> {
+    TURN_END_DETECTORS
+        .iter()
+        .map(|(name, _)| {
+            let path = root().join("detectors").join(format!("{name}.yaml"));
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            serde_saphyr::from_str::<DetectorSpec>(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        })
+        .collect()
+}
+
+fn load_corpus() -> Vec<Case> {
+    let path = root().join("tests/corpus/turn-end.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    serde_saphyr::from_str::<Vec<Case>>(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn detector_files_follow_the_contract() {
+    for (spec, (name, fields)) in load_detectors().iter().zip(TURN_END_DETECTORS) {
+        assert_eq!(spec.name, name);
+        assert_eq!(spec.events, vec![EventKind::Stop, EventKind::SubagentStop], "{name}");
+        assert_eq!(spec.on_violation, Some(Decision::Block), "{name}");
+        assert!(spec.keywords.iter().all(|k| !k.is_empty() && k.to_lowercase() == *k), "{name}: keywords are lowercase");
+        assert!(spec.keywords.iter().any(|k| !k.is_ascii()), "{name}: non-ASCII keywords (ja/es) expected");
+        assert!(!spec.signals.is_empty() && !spec.bypasses.is_empty(), "{name}");
+        let judge = spec.judge.as_ref().unwrap_or_else(|| panic!("{name}: judge"));
+        assert_eq!(judge.version, 1);
+        let declared: Vec<&str> = judge.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(declared, fields, "{name}: judge fields");
+        for f in &judge.fields {
+            assert_eq!(f.kind, FieldType::Boolean, "{name}.{}", f.name);
+            assert_eq!(f.required, f.name == "new_proposal", "{name}.{}: only new_proposal is required", f.name);
+            assert!(judge.prompt.contains(&f.name), "{name}: the prompt defines {}", f.name);
+        }
+        let rule = Rule::parse(&judge.violation).unwrap();
+        assert_eq!(rule.fields(), fields, "{name}: the rule uses every field");
+        assert!(spec.reason.contains("{judge_reason}"), "{name}: reason");
+        Compiled::new(spec);
+    }
+}
+
+#[test]
+fn corpus_is_well_formed() {
+    let corpus = load_corpus();
+    assert!(corpus.len() >= 400, "corpus has {} cases", corpus.len());
+    let mut ids = std::collections::HashSet::new();
+    for case in &corpus {
+        assert!(ids.insert(case.id.as_str()), "duplicate id {}", case.id);
+        assert!(["en", "ja", "es"].contains(&case.lang.as_str()), "{}: lang {}", case.id, case.lang);
+        assert!(!case.text.trim().is_empty(), "{}: empty text", case.id);
+        for (detector, label) in &case.labels {
+            assert!(TURN_END_DETECTORS.iter().any(|(n, _)| n == detector), "{}: unknown detector {detector}", case.id);
+            assert_eq!(label, "block", "{}: labels list only detectors that block", case.id);
+        }
+    }
+    let long = corpus.iter().filter(|c| c.text.len() > 4000).count();
+    assert!(long >= 5, "long texts: {long}");
+}
+
+#[test]
+fn layer1_meets_the_targets_on_the_corpus() {
+    let detectors: Vec<Compiled> = load_detectors().iter().map(Compiled::new).collect();
+    let corpus = load_corpus();
+    let mut problems = Vec::new();
+    let mut pass_total = 0usize;
+    let mut pass_ok = 0usize;
+    println!("{:<30} {:>6} {:>8} {:>8} {:>10} {:>10}", "detector", "block", "recall", "bypass!", "other-hit", "others");
+    let mut outcomes: Vec<Vec<(Layer1, Vec<String>)>> = Vec::new();
+    for case in &corpus {
+        outcomes.push(detectors.iter().map(|d| d.layer1(&case.text)).collect());
+    }
+    for (i, det) in detectors.iter().enumerate() {
+        let (mut blocks, mut hits, mut bypass_errors, mut others, mut other_hits) = (0, 0, 0, 0, 0);
+        for (case, out) in corpus.iter().zip(&outcomes) {
+            let (l1, ids) = &out[i];
+            if case.labels.contains_key(&det.name) {
+                blocks += 1;
+                match l1 {
+                    Layer1::Hit => hits += 1,
+                    Layer1::Bypass => {
+                        bypass_errors += 1;
+                        problems.push(format!("BYPASS-ERROR {} {}: {:?}", det.name, case.id, ids));
+                    }
+                    Layer1::Miss => problems.push(format!("MISS {} {}", det.name, case.id)),
+                }
+            } else {
+                others += 1;
+                if *l1 == Layer1::Hit {
+                    other_hits += 1;
+                    if case.labels.is_empty() {
+                        problems.push(format!("false-hit {} {}: {:?}", det.name, case.id, ids));
+                    }
+                }
+            }
+        }
+        let recall = hits as f64 / blocks.max(1) as f64;
+        println!("{:<30} {:>6} {:>8.3} {:>8} {:>10} {:>10}", det.name, blocks, recall, bypass_errors, other_hits, others);
+    }
+    for (case, out) in corpus.iter().zip(&outcomes) {
+        if case.labels.is_empty() {
+            pass_total += 1;
+            if out.iter().all(|(l1, _)| *l1 != Layer1::Hit) {
+                pass_ok += 1;
+            }
+        }
+    }
+    let pass_through = pass_ok as f64 / pass_total.max(1) as f64;
+    println!("pass-through on {pass_total} cases that block nothing: {pass_through:.3}");
+    for p in &problems {
+        println!("  {p}");
+    }
+    let mut failed = Vec::new();
+    for (i, det) in detectors.iter().enumerate() {
+        let blocks: Vec<&Layer1> =
+            corpus.iter().zip(&outcomes).filter(|(c, _)| c.labels.contains_key(&det.name)).map(|(_, o)| &o[i].0).collect();
+        let recall = blocks.iter().filter(|l| ***l == Layer1::Hit).count() as f64 / blocks.len().max(1) as f64;
+        if recall < RECALL_TARGET {
+            failed.push(format!("{}: recall {recall:.3}", det.name));
+        }
+        if blocks.iter().any(|l| **l == Layer1::Bypass) {
+            failed.push(format!("{}: bypass errors", det.name));
+        }
+    }
+    if pass_through < PASS_THROUGH_TARGET {
+        failed.push(format!("pass-through {pass_through:.3}"));
+    }
+    assert!(failed.is_empty(), "{failed:?}");
+}
