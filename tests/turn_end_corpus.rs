@@ -6,14 +6,17 @@
 //! a bypass wave through a case that has to block (bypass errors). The test
 //! prints the per-detector figures and fails under the targets.
 //!
-//! Until the engine's Layer 1 is available this file carries a minimal
-//! evaluator of its own (keywords, then signals, bypass wins).
+//! Layer 1 is the engine's own (`Engine::layer1`), run on the built-in
+//! detectors exactly as the hook path runs it: on a `stop` event whose text
+//! is cut to the default `text.max_bytes` tail.
 
-use aho_corasick::AhoCorasick;
+use guard::config::{Config, Mode};
+use guard::detector::load::{builtins, validate, LoadedDetector};
 use guard::detector::{DetectorSpec, FieldType, Rule};
-use guard::event::EventKind;
-use guard::verdict::Decision;
-use regex::Regex;
+use guard::engine::Engine;
+use guard::event::{Event, EventKind};
+use guard::shell::ShellContext;
+use guard::verdict::{Decision, Layer1};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -47,67 +50,30 @@ struct Case {
     note: Option<String>,
 }
 
-/// Layer-1 outcome for one detector on one text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layer1 {
-    Miss,
-    Hit,
-    Bypass,
-}
-
-/// Throwaway Layer-1 evaluator: one detector compiled.
-struct Compiled {
-    name: String,
-    keywords: AhoCorasick,
-    signals: Vec<(String, Regex)>,
-    bypasses: Vec<(String, Regex)>,
-}
-
-impl Compiled {
-    fn new(spec: &DetectorSpec) -> Compiled {
-        let compile = |id: &str, p: &str| {
-            Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| panic!("{}: pattern {id}: {e}", spec.name))
-        };
-        Compiled {
-            name: spec.name.clone(),
-            keywords: AhoCorasick::builder().ascii_case_insensitive(true).build(&spec.keywords).unwrap(),
-            signals: spec.signals.iter().map(|p| (p.id.clone(), compile(&p.id, &p.pattern))).collect(),
-            bypasses: spec.bypasses.iter().map(|p| (p.id.clone(), compile(&p.id, &p.pattern))).collect(),
-        }
-    }
-
-    fn layer1(&self, text: &str) -> (Layer1, Vec<String>) {
-        if !self.keywords.is_match(text) {
-            return (Layer1::Miss, vec![]);
-        }
-        let hits: Vec<String> =
-            self.signals.iter().filter(|(_, r)| r.is_match(text)).map(|(id, _)| id.clone()).collect();
-        if hits.is_empty() {
-            return (Layer1::Miss, vec![]);
-        }
-        let bypass: Vec<String> =
-            self.bypasses.iter().filter(|(_, r)| r.is_match(text)).map(|(id, _)| id.clone()).collect();
-        if bypass.is_empty() {
-            (Layer1::Hit, hits)
-        } else {
-            (Layer1::Bypass, bypass)
-        }
-    }
-}
-
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The five turn-end detectors as built in, in the order of [`TURN_END_DETECTORS`].
 fn load_detectors() -> Vec<DetectorSpec> {
+    let all = builtins().unwrap();
     TURN_END_DETECTORS
         .iter()
-        .map(|(name, _)| {
-            let path = root().join("detectors").join(format!("{name}.yaml"));
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            serde_saphyr::from_str::<DetectorSpec>(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        })
+        .map(|(name, _)| all.iter().find(|s| s.name == *name).unwrap_or_else(|| panic!("{name} is not built in")).clone())
         .collect()
+}
+
+/// Layer 1 of every turn-end detector on one text: (outcome, matched ids) per detector.
+fn layer1(engine: &Engine, config: &Config, text: &str) -> Vec<(Layer1, Vec<String>)> {
+    let mut event = Event::new("generic", EventKind::Stop);
+    event.text = Some(text.to_string());
+    let subject = Engine::subject(&event, config);
+    let mut out = vec![(Layer1::Miss, Vec::new()); TURN_END_DETECTORS.len()];
+    for r in engine.layer1(&event, &subject, &ShellContext::default()) {
+        let ids = if r.layer1 == Layer1::Bypass { r.bypasses } else { r.signals };
+        out[r.index] = (r.layer1, ids);
+    }
+    out
 }
 
 fn load_corpus() -> Vec<Case> {
@@ -137,7 +103,7 @@ fn detector_files_follow_the_contract() {
         let rule = Rule::parse(&judge.violation).unwrap();
         assert_eq!(rule.fields(), fields, "{name}: the rule uses every field");
         assert!(spec.reason.contains("{judge_reason}"), "{name}: reason");
-        Compiled::new(spec);
+        validate(spec).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -161,7 +127,10 @@ fn corpus_is_well_formed() {
 
 #[test]
 fn layer1_meets_the_targets_on_the_corpus() {
-    let detectors: Vec<Compiled> = load_detectors().iter().map(Compiled::new).collect();
+    let specs = load_detectors();
+    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+    let engine = Engine::new(specs.into_iter().map(|spec| LoadedDetector { spec, mode: Mode::Enforce }).collect()).unwrap();
+    let config = Config::default();
     let corpus = load_corpus();
     let mut problems = Vec::new();
     let mut pass_total = 0usize;
@@ -169,34 +138,34 @@ fn layer1_meets_the_targets_on_the_corpus() {
     println!("{:<30} {:>6} {:>8} {:>8} {:>10} {:>10}", "detector", "block", "recall", "bypass!", "other-hit", "others");
     let mut outcomes: Vec<Vec<(Layer1, Vec<String>)>> = Vec::new();
     for case in &corpus {
-        outcomes.push(detectors.iter().map(|d| d.layer1(&case.text)).collect());
+        outcomes.push(layer1(&engine, &config, &case.text));
     }
-    for (i, det) in detectors.iter().enumerate() {
+    for (i, name) in names.iter().enumerate() {
         let (mut blocks, mut hits, mut bypass_errors, mut others, mut other_hits) = (0, 0, 0, 0, 0);
         for (case, out) in corpus.iter().zip(&outcomes) {
             let (l1, ids) = &out[i];
-            if case.labels.contains_key(&det.name) {
+            if case.labels.contains_key(name) {
                 blocks += 1;
                 match l1 {
                     Layer1::Hit => hits += 1,
                     Layer1::Bypass => {
                         bypass_errors += 1;
-                        problems.push(format!("BYPASS-ERROR {} {}: {:?}", det.name, case.id, ids));
+                        problems.push(format!("BYPASS-ERROR {} {}: {:?}", name, case.id, ids));
                     }
-                    Layer1::Miss => problems.push(format!("MISS {} {}", det.name, case.id)),
+                    Layer1::Miss => problems.push(format!("MISS {} {}", name, case.id)),
                 }
             } else {
                 others += 1;
                 if *l1 == Layer1::Hit {
                     other_hits += 1;
                     if case.labels.is_empty() {
-                        problems.push(format!("false-hit {} {}: {:?}", det.name, case.id, ids));
+                        problems.push(format!("false-hit {} {}: {:?}", name, case.id, ids));
                     }
                 }
             }
         }
         let recall = hits as f64 / blocks.max(1) as f64;
-        println!("{:<30} {:>6} {:>8.3} {:>8} {:>10} {:>10}", det.name, blocks, recall, bypass_errors, other_hits, others);
+        println!("{:<30} {:>6} {:>8.3} {:>8} {:>10} {:>10}", name, blocks, recall, bypass_errors, other_hits, others);
     }
     for (case, out) in corpus.iter().zip(&outcomes) {
         if case.labels.is_empty() {
@@ -212,15 +181,15 @@ fn layer1_meets_the_targets_on_the_corpus() {
         println!("  {p}");
     }
     let mut failed = Vec::new();
-    for (i, det) in detectors.iter().enumerate() {
+    for (i, name) in names.iter().enumerate() {
         let blocks: Vec<&Layer1> =
-            corpus.iter().zip(&outcomes).filter(|(c, _)| c.labels.contains_key(&det.name)).map(|(_, o)| &o[i].0).collect();
+            corpus.iter().zip(&outcomes).filter(|(c, _)| c.labels.contains_key(name)).map(|(_, o)| &o[i].0).collect();
         let recall = blocks.iter().filter(|l| ***l == Layer1::Hit).count() as f64 / blocks.len().max(1) as f64;
         if recall < RECALL_TARGET {
-            failed.push(format!("{}: recall {recall:.3}", det.name));
+            failed.push(format!("{}: recall {recall:.3}", name));
         }
         if blocks.iter().any(|l| **l == Layer1::Bypass) {
-            failed.push(format!("{}: bypass errors", det.name));
+            failed.push(format!("{}: bypass errors", name));
         }
     }
     if pass_through < PASS_THROUGH_TARGET {
