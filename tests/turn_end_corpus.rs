@@ -125,6 +125,25 @@ fn corpus_is_well_formed() {
     assert!(long >= 5, "long texts: {long}");
 }
 
+/// Layer-1 figures of one detector over the corpus.
+#[derive(Default)]
+struct Figures {
+    /// Cases labeled as blocks for this detector.
+    blocks: usize,
+    /// Of those, the ones Layer 1 sends to the judge.
+    hits: usize,
+    /// Of those, the ones a bypass let through.
+    bypass_errors: usize,
+    /// Cases that block nothing on which this detector still calls the judge.
+    false_hits: usize,
+}
+
+impl Figures {
+    fn recall(&self) -> f64 {
+        self.hits as f64 / self.blocks.max(1) as f64
+    }
+}
+
 #[test]
 fn layer1_meets_the_targets_on_the_corpus() {
     let specs = load_detectors();
@@ -132,68 +151,63 @@ fn layer1_meets_the_targets_on_the_corpus() {
     let engine = Engine::new(specs.into_iter().map(|spec| LoadedDetector { spec, mode: Mode::Enforce }).collect()).unwrap();
     let config = Config::default();
     let corpus = load_corpus();
+    let outcomes: Vec<Vec<(Layer1, Vec<String>)>> = corpus.iter().map(|c| layer1(&engine, &config, &c.text)).collect();
+
+    let mut figures: Vec<Figures> = names.iter().map(|_| Figures::default()).collect();
     let mut problems = Vec::new();
-    let mut pass_total = 0usize;
-    let mut pass_ok = 0usize;
-    println!("{:<30} {:>6} {:>8} {:>8} {:>10} {:>10}", "detector", "block", "recall", "bypass!", "other-hit", "others");
-    let mut outcomes: Vec<Vec<(Layer1, Vec<String>)>> = Vec::new();
-    for case in &corpus {
-        outcomes.push(layer1(&engine, &config, &case.text));
-    }
-    for (i, name) in names.iter().enumerate() {
-        let (mut blocks, mut hits, mut bypass_errors, mut others, mut other_hits) = (0, 0, 0, 0, 0);
-        for (case, out) in corpus.iter().zip(&outcomes) {
-            let (l1, ids) = &out[i];
-            if case.labels.contains_key(name) {
-                blocks += 1;
-                match l1 {
-                    Layer1::Hit => hits += 1,
-                    Layer1::Bypass => {
-                        bypass_errors += 1;
-                        problems.push(format!("BYPASS-ERROR {} {}: {:?}", name, case.id, ids));
-                    }
-                    Layer1::Miss => problems.push(format!("MISS {} {}", name, case.id)),
-                }
-            } else {
-                others += 1;
-                if *l1 == Layer1::Hit {
-                    other_hits += 1;
-                    if case.labels.is_empty() {
-                        problems.push(format!("false-hit {} {}: {:?}", name, case.id, ids));
-                    }
-                }
-            }
-        }
-        let recall = hits as f64 / blocks.max(1) as f64;
-        println!("{:<30} {:>6} {:>8.3} {:>8} {:>10} {:>10}", name, blocks, recall, bypass_errors, other_hits, others);
-    }
+    // Pass-through per language: (cases that block nothing, of which no detector hit).
+    let mut pass: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for (case, out) in corpus.iter().zip(&outcomes) {
-        if case.labels.is_empty() {
-            pass_total += 1;
-            if out.iter().all(|(l1, _)| *l1 != Layer1::Hit) {
-                pass_ok += 1;
+        for (i, name) in names.iter().enumerate() {
+            let (l1, ids) = &out[i];
+            let f = &mut figures[i];
+            if case.labels.contains_key(name) {
+                f.blocks += 1;
+                match l1 {
+                    Layer1::Hit => f.hits += 1,
+                    Layer1::Bypass => {
+                        f.bypass_errors += 1;
+                        problems.push(format!("BYPASS ERROR {name} {}: {ids:?}", case.id));
+                    }
+                    Layer1::Miss => problems.push(format!("miss {name} {}", case.id)),
+                }
+            } else if case.labels.is_empty() && *l1 == Layer1::Hit {
+                f.false_hits += 1;
+                problems.push(format!("judge call on an allow case: {name} {}: {ids:?}", case.id));
             }
         }
+        if case.labels.is_empty() {
+            let entry = pass.entry(case.lang.as_str()).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(out.iter().all(|(l1, _)| *l1 != Layer1::Hit));
+        }
     }
-    let pass_through = pass_ok as f64 / pass_total.max(1) as f64;
-    println!("pass-through on {pass_total} cases that block nothing: {pass_through:.3}");
+
+    println!("{:<30} {:>6} {:>8} {:>14} {:>18}", "detector", "blocks", "recall", "bypass errors", "hits on allows");
+    for (name, f) in names.iter().zip(&figures) {
+        println!("{name:<30} {:>6} {:>8.3} {:>14} {:>18}", f.blocks, f.recall(), f.bypass_errors, f.false_hits);
+    }
+    let (total, ok) = pass.values().fold((0, 0), |(t, o), (pt, po)| (t + pt, o + po));
+    let pass_through = ok as f64 / total.max(1) as f64;
+    println!("pass-through on {total} cases that block nothing: {pass_through:.3}");
+    for (lang, (t, o)) in &pass {
+        println!("  {lang}: {o}/{t}");
+    }
     for p in &problems {
         println!("  {p}");
     }
+
     let mut failed = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        let blocks: Vec<&Layer1> =
-            corpus.iter().zip(&outcomes).filter(|(c, _)| c.labels.contains_key(name)).map(|(_, o)| &o[i].0).collect();
-        let recall = blocks.iter().filter(|l| ***l == Layer1::Hit).count() as f64 / blocks.len().max(1) as f64;
-        if recall < RECALL_TARGET {
-            failed.push(format!("{}: recall {recall:.3}", name));
+    for (name, f) in names.iter().zip(&figures) {
+        if f.recall() < RECALL_TARGET {
+            failed.push(format!("{name}: recall {:.3} < {RECALL_TARGET}", f.recall()));
         }
-        if blocks.iter().any(|l| **l == Layer1::Bypass) {
-            failed.push(format!("{}: bypass errors", name));
+        if f.bypass_errors > 0 {
+            failed.push(format!("{name}: {} bypass errors", f.bypass_errors));
         }
     }
     if pass_through < PASS_THROUGH_TARGET {
-        failed.push(format!("pass-through {pass_through:.3}"));
+        failed.push(format!("pass-through {pass_through:.3} < {PASS_THROUGH_TARGET}"));
     }
     assert!(failed.is_empty(), "{failed:?}");
 }
