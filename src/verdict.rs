@@ -99,6 +99,19 @@ pub struct JudgeReport {
     /// The answer came from the verdict cache.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cache_hit: bool,
+    /// The model asked, when the backend takes one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Whether the answer echoed the envelope's nonce (absent when no answer
+    /// was read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nonce_ok: Option<bool>,
+    /// The judge's raw answer, redacted and cut to a few kilobytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// How many secrets of each type were redacted from the judged text.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub redactions: std::collections::BTreeMap<String, usize>,
 }
 
 impl JudgeReport {
@@ -111,6 +124,10 @@ impl JudgeReport {
             backend: None,
             latency_ms: None,
             cache_hit: false,
+            model: None,
+            nonce_ok: None,
+            answer: None,
+            redactions: std::collections::BTreeMap::new(),
         }
     }
 
@@ -169,11 +186,21 @@ pub struct Verdict {
 impl Verdict {
     /// An allow with no detectors and no message.
     pub fn allow() -> Verdict {
-        Verdict { decision: Decision::Allow, reason: None, system_message: None, detectors: Vec::new() }
+        Verdict {
+            decision: Decision::Allow,
+            reason: None,
+            system_message: None,
+            detectors: Vec::new(),
+        }
     }
 
     /// A verdict with a decision and a reason, and no detector reports.
     pub fn with(decision: Decision, reason: impl Into<String>) -> Verdict {
-        Verdict { decision, reason: Some(reason.into()), system_message: None, detectors: Vec::new() }
+        Verdict {
+            decision,
+            reason: Some(reason.into()),
+            system_message: None,
+            detectors: Vec::new(),
+        }
     }
 }
