@@ -70,7 +70,8 @@ pub struct ShellRule {
     /// Operands matching this regex are ignored by `targets`/`args_match`.
     #[serde(default)]
     pub skip_args: Option<String>,
-    /// Some redirection target (`< file`, `> file`) matches.
+    /// Some redirection matches, written as `<target` for input and
+    /// `>target` for output (so `'^>/dev/sd'` is a write onto a disk).
     #[serde(default)]
     pub redirect_match: Option<String>,
     /// A heredoc or here-string fed to the command matches.

@@ -118,7 +118,8 @@ impl<'a> Walker<'a> {
                 _ => expand::visible_output(&invocations[i - 1], &stdin_of(&pipeline[i - 1])),
             };
             self.substitutions(command, inv, depth);
-            let redirects: Vec<String> = command.redirects.iter().map(|r| r.target.text.clone()).collect();
+            let redirects: Vec<String> =
+                command.redirects.iter().map(|r| format!("{}{}", if r.input { '<' } else { '>' }, r.target.text)).collect();
             self.invocation(inv, &redirects, &stdin_of(command), &downstream, piped_in.as_deref(), &segment, depth);
             if self.done() {
                 return;

@@ -1,0 +1,24 @@
+//! Helpers shared by the shell-corpus tests: the built-in
+//! `dangerous-command` detector's rules and a typical working context.
+
+use guard::detector::DetectorSpec;
+use guard::shell::{ShellContext, ShellRules};
+
+/// The shell rules of `detectors/dangerous-command.yaml`, validated.
+pub fn dangerous_command_rules() -> ShellRules {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/detectors/dangerous-command.yaml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let spec: DetectorSpec = serde_saphyr::from_str(&text).unwrap();
+    let rules = spec.shell.expect("the detector has a shell section");
+    rules.validate().unwrap();
+    rules
+}
+
+/// An agent working at the root of a repository inside the user's home.
+pub fn repo_context() -> ShellContext {
+    ShellContext {
+        cwd: Some("/home/dev/project".into()),
+        repo_root: Some("/home/dev/project".into()),
+        home: Some("/home/dev".into()),
+    }
+}
