@@ -79,7 +79,8 @@ pub(crate) fn visible_output(inv: &Invocation, stdin: &[String]) -> Option<Strin
     match inv.program.as_str() {
         "echo" | "printf" => {
             let args: Vec<&str> = inv.args.iter().map(String::as_str).skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en")).collect();
-            Some(args.join(" "))
+            // printf (and echo -e) turn `\n` into a line break: a separator.
+            Some(args.join(" ").replace("\\n", "\n").replace("\\t", "\t"))
         }
         "cat" if inv.args.iter().all(|a| a.starts_with('-')) && !stdin.is_empty() => Some(stdin.join("\n")),
         _ => None,

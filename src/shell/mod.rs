@@ -91,3 +91,6 @@ pub fn classify(command: &str, rules: &ShellRules, ctx: &ShellContext) -> Option
     walker.script(command, 0, &[]);
     walker.finish()
 }
+
+#[cfg(test)]
+mod tests;
