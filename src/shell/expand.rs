@@ -110,9 +110,10 @@ pub(crate) fn nested(inv: &Invocation, stdin: &[String], piped_in: Option<&str>,
         }
         return out;
     }
+    let stdin_scripts = || stdin.iter().map(String::as_str).chain(piped_in).map(|s| Nested::Script(s.to_string())).collect::<Vec<_>>();
     match program {
         "eval" => out.push(Nested::Script(args.join(" "))),
-        "su" | "runuser" => {
+        "su" | "runuser" | "script" => {
             let mut iter = args.iter();
             while let Some(arg) = iter.next() {
                 if arg == "-c" || arg == "--command" {
@@ -120,6 +121,34 @@ pub(crate) fn nested(inv: &Invocation, stdin: &[String], piped_in: Option<&str>,
                 } else if let Some(script) = arg.strip_prefix("--command=") {
                     out.push(Nested::Script(script.to_string()));
                 }
+            }
+            if out.is_empty() && program != "script" {
+                out = stdin_scripts();
+            }
+        }
+        // `at`/`batch` run their standard input later, through a shell.
+        "at" | "batch" if !args.iter().any(|a| a.starts_with("-f") || a == "-l" || a == "-d" || a == "-r") => out = stdin_scripts(),
+        "docker" | "podman" if args.first().is_some_and(|a| a == "exec") => {
+            let (mut i, values) = (1, ["-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys"]);
+            while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
+                i += if values.contains(&arg.as_str()) { 2 } else { 1 };
+            }
+            if let Some(argv) = args.get(i + 1..).filter(|a| !a.is_empty()) {
+                out.push(Nested::Argv(argv.to_vec()));
+            }
+        }
+        "kubectl" | "oc" if args.iter().any(|a| a == "exec") => {
+            if let Some(dash) = args.iter().position(|a| a == "--") {
+                out.push(Nested::Argv(args[dash + 1..].to_vec()));
+            }
+        }
+        // `parallel CMD ::: ARGS`: the command gets the arguments.
+        "parallel" => {
+            let start = args.iter().position(|a| !a.starts_with('-')).unwrap_or(args.len());
+            let mut argv: Vec<String> = args[start..].iter().take_while(|a| *a != ":::").cloned().collect();
+            argv.extend(args[start..].iter().skip_while(|a| *a != ":::").filter(|a| *a != ":::").cloned());
+            if !argv.is_empty() {
+                out.push(Nested::Argv(argv));
             }
         }
         "ssh" => {

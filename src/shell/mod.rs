@@ -21,6 +21,7 @@ mod parse;
 mod paths;
 mod rules;
 mod scan;
+mod values;
 mod walk;
 mod wrappers;
 

@@ -84,9 +84,8 @@ pub fn classify_path(arg: &str, ctx: &ShellContext) -> PathClass {
 /// deleting the directory).
 fn trim_tail(mut s: &str) -> &str {
     loop {
-        if s.len() > 1 && s.ends_with('/') {
-            s = &s[..s.len() - 1];
-        } else if s.len() > 2 && (s.ends_with("/*") || s.ends_with("/.")) {
+        let drop_last = (s.len() > 1 && s.ends_with('/')) || (s.len() > 2 && (s.ends_with("/*") || s.ends_with("/.")));
+        if drop_last {
             s = &s[..s.len() - 1];
         } else if s == "/*" {
             return "/";

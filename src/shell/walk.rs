@@ -3,6 +3,8 @@
 //! nested scripts, all within the depth, word and command budgets.
 
 use super::expand::{self, Nested};
+use super::values;
+use std::collections::HashMap;
 use super::lexer::lex;
 use super::matcher::{matches, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
@@ -16,7 +18,10 @@ const SEGMENT_CHARS: usize = 300;
 /// Walks one command line and remembers the strictest match.
 pub(crate) struct Walker<'a> {
     rules: &'a ShellRules,
-    ctx: &'a ShellContext,
+    /// The context, with `cwd` following the script's `cd` commands.
+    ctx: ShellContext,
+    /// Plain `NAME=value` assignments seen so far (`$NAME` is replaced).
+    vars: HashMap<String, String>,
     words_left: usize,
     commands_left: usize,
     limited: Option<String>,
@@ -32,7 +37,7 @@ fn clip(text: &str) -> String {
 
 impl<'a> Walker<'a> {
     pub(crate) fn new(rules: &'a ShellRules, ctx: &'a ShellContext) -> Self {
-        Walker { rules, ctx, words_left: MAX_WORDS, commands_left: MAX_COMMANDS, limited: None, best: None }
+        Walker { rules, ctx: ctx.clone(), vars: HashMap::new(), words_left: MAX_WORDS, commands_left: MAX_COMMANDS, limited: None, best: None }
     }
 
     /// The strictest match; when nothing matched but a budget ran out, an
@@ -104,7 +109,8 @@ impl<'a> Walker<'a> {
     }
 
     fn pipeline(&mut self, src: &str, pipeline: &Pipeline, depth: usize, consumers: &[String]) {
-        let invocations: Vec<Invocation> = pipeline.iter().map(|c| resolve(&c.words.iter().map(|w| w.text.clone()).collect::<Vec<_>>())).collect();
+        let texts: Vec<Vec<String>> = pipeline.iter().map(|c| values::word_texts(c, &self.vars)).collect();
+        let invocations: Vec<Invocation> = texts.iter().map(|t| resolve(t)).collect();
         let programs: Vec<String> = invocations.iter().map(|i| i.program.clone()).collect();
         for (i, (command, inv)) in pipeline.iter().zip(&invocations).enumerate() {
             let segment = command.source_text(src);
@@ -118,6 +124,13 @@ impl<'a> Walker<'a> {
                 _ => expand::visible_output(&invocations[i - 1], &stdin_of(&pipeline[i - 1])),
             };
             self.substitutions(command, inv, depth);
+            let expanded = command.words.get(inv.program_index).is_some_and(|w| texts[i].get(inv.program_index) != Some(&w.text));
+            if expanded && values::split_program(inv) {
+                // `$cmd args` where `$cmd` holds several words: re-read it.
+                self.script(&texts[i].join(" "), depth + 1, &downstream);
+                continue;
+            }
+            self.track_state(inv);
             let redirects: Vec<String> =
                 command.redirects.iter().map(|r| format!("{}{}", if r.input { '<' } else { '>' }, r.target.text)).collect();
             self.invocation(inv, &redirects, &stdin_of(command), &downstream, piped_in.as_deref(), &segment, depth);
@@ -130,6 +143,22 @@ impl<'a> Walker<'a> {
     /// Command substitutions run whatever the command is; their output
     /// feeds the command when it executes code (`bash -c "$(curl …)"`) or
     /// when the substitution is the command name itself.
+    /// Remembers `cd DIR` and plain `NAME=value` for the commands after.
+    fn track_state(&mut self, inv: &Invocation) {
+        if inv.program.is_empty() && inv.scripts.is_empty() {
+            for assignment in &inv.assignments {
+                if let Some((name, value)) = assignment.split_once('=') {
+                    if self.vars.len() < 256 {
+                        self.vars.insert(name.trim_end_matches('+').to_string(), value.to_string());
+                    }
+                }
+            }
+        }
+        if matches!(inv.program.as_str(), "cd" | "pushd") {
+            self.ctx.cwd = values::cd_target(inv, &self.ctx);
+        }
+    }
+
     fn substitutions(&mut self, command: &SimpleCommand, inv: &Invocation, depth: usize) {
         let feeds_code = !inv.program.is_empty() && expand::runs_code(&inv.program);
         let own = vec![inv.program.clone()];
@@ -167,12 +196,14 @@ impl<'a> Walker<'a> {
         if code.is_none() && expand::is_interpreter(&inv.program) && inv.args.iter().all(|a| a.starts_with('-')) {
             code = piped_in.map(str::to_string);
         }
+        let mut all_input = stdin.to_vec();
+        all_input.extend(piped_in.map(str::to_string));
         let unit = Unit {
             program: &inv.program,
             args: &inv.args,
             assignments: &inv.assignments,
             redirects,
-            stdin,
+            stdin: &all_input,
             code: code.as_deref(),
             downstream,
             via_xargs: inv.via_xargs,
@@ -180,7 +211,7 @@ impl<'a> Walker<'a> {
         let value_options = self.rules.value_options(&inv.program);
         for rule in self.rules.rules.iter().filter(|r| !r.is_text_rule()) {
             if let Ok(compiled) = rule.compiled() {
-                if matches(rule, compiled, &unit, value_options, self.ctx) {
+                if matches(rule, compiled, &unit, value_options, &self.ctx) {
                     self.record(rule, segment);
                     if self.done() {
                         return;

@@ -34,6 +34,10 @@ pub(crate) fn program_name(word: &str) -> &str {
     }
 }
 
+fn is_short_flag(word: &str, letter: char) -> bool {
+    word.len() > 1 && word.starts_with('-') && !word.starts_with("--") && word[1..].contains(letter)
+}
+
 /// `NAME=value` (or `NAME+=value`) with a valid shell name.
 pub(crate) fn is_assignment(word: &str) -> bool {
     let Some(eq) = word.find('=') else { return false };
@@ -104,7 +108,7 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
                 Some(after) => (after, false),
                 None => return out,
             },
-            "nohup" | "builtin" | "setsid" | "unbuffer" | "chronic" | "nocache" => skip_options(words, i + 1, "", &[], ""),
+            "nohup" | "builtin" | "setsid" | "unbuffer" | "chronic" | "nocache" | "busybox" => skip_options(words, i + 1, "", &[], ""),
             "time" => skip_options(words, i + 1, "fo", &["--format", "--output"], ""),
             "nice" => skip_options(words, i + 1, "n", &["--adjustment"], ""),
             "ionice" => skip_options(words, i + 1, "cn", &["--class", "--classdata"], "pPu"),
@@ -158,6 +162,12 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
         };
         if stop {
             // `command -v git`, `sudo -l`: a query, nothing runs.
+            return out;
+        }
+        if name == "sudo" && after >= words.len() && words[i + 1..].iter().any(|w| is_short_flag(w, 's') || is_short_flag(w, 'i') || w == "--shell" || w == "--login") {
+            // `sudo -s` / `sudo -i` alone: an interactive shell reading stdin.
+            out.program = "sh".into();
+            out.program_index = i;
             return out;
         }
         i = after;
