@@ -39,7 +39,7 @@ const SYSTEM_DIRS: &[&str] = &[
 
 const TEMP_PREFIXES: &[&str] = &[
     "/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/tmp/", "/var/folders/", "/private/var/folders/", "/dev/shm/", "$TMPDIR", "${TMPDIR",
-    "$TMP/", "${TMP}/", "$TEMP/", "${TEMP}/", "$RUNNER_TEMP", "${RUNNER_TEMP",
+    "$TMP/", "${TMP}/", "$TEMP/", "${TEMP}/", "$RUNNER_TEMP", "${RUNNER_TEMP", "$(mktemp",
 ];
 
 const HOME_WORDS: &[&str] = &["~", "$HOME", "${HOME}"];
