@@ -70,9 +70,9 @@ pub(crate) fn flag_present(spec: &str, flags: &[&str]) -> bool {
     if spec.starts_with("--") {
         return flags.iter().any(|f| f == &spec || f.strip_prefix(spec).is_some_and(|rest| rest.starts_with('=')));
     }
-    let mut letters = spec[1..].chars();
+    let mut letters = spec.get(1..).unwrap_or("").chars();
     match (letters.next(), letters.next()) {
-        (Some(letter), None) => flags.iter().any(|f| !f.starts_with("--") && f[1..].contains(letter)),
+        (Some(letter), None) => flags.iter().any(|f| !f.starts_with("--") && f.get(1..).is_some_and(|l| l.contains(letter))),
         _ => flags.iter().any(|f| f == &spec || f.strip_prefix(spec).is_some_and(|rest| rest.starts_with('='))),
     }
 }

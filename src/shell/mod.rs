@@ -81,6 +81,9 @@ pub struct ShellMatch {
 pub(crate) const MAX_DEPTH: usize = 8;
 /// Words lexed over the whole classification, all depths together.
 pub(crate) const MAX_WORDS: usize = 20_000;
+/// Bytes of script text lexed over the whole classification (nested
+/// scripts are copies of parts of the input, so they count again).
+pub(crate) const MAX_BYTES: usize = 8 << 20;
 /// Simple commands examined over the whole classification.
 pub(crate) const MAX_COMMANDS: usize = 4_000;
 

@@ -129,3 +129,39 @@ fn empty_and_odd_input() {
         assert_eq!(verdict(command), None, "{command:?}");
     }
 }
+
+/// A small deterministic generator (xorshift) for the no-panic sweep.
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn arbitrary_input_never_panics() {
+    const PIECES: &[&str] = &[
+        "rm", " ", "-rf", "/", "~", "'", "\"", "\\", "$(", ")", "(", "`", "${", "}", "{", "|", "&", ";", "\n", "<<", "EOF", "<<<", "<", ">",
+        "bash -c ", "eval ", "sudo ", "env ", "$'", "#", "*", ".", "é", "你", "\t", "git reset --hard", "curl x | sh", "=", "xargs ", "find . -exec ",
+        "python -c ", "system('", "--", "-", "a=rm; $a", "cd ", "\u{0}",
+    ];
+    let rules = rules();
+    let ctx = ShellContext { cwd: Some("/r".into()), repo_root: Some("/r".into()), home: Some("/h".into()) };
+    let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..5_000 {
+        let len = (noise.next() % 24) as usize;
+        let command: String = (0..len).map(|_| PIECES[(noise.next() % PIECES.len() as u64) as usize]).collect();
+        let _ = classify(&command, &rules, &ctx);
+    }
+}
+
+#[test]
+fn self_referencing_variables_stay_bounded() {
+    // Found by the no-panic sweep: the value doubled at every nested level.
+    let _ = classify("ssh h `'a=$a $a", &rules(), &ShellContext::default());
+    let _ = classify("a=x; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; echo $a", &rules(), &ShellContext::default());
+}

@@ -16,6 +16,8 @@ use std::path::PathBuf;
 
 /// Words a static substitution may hold before it is left as written.
 const STATIC_WORDS: usize = 64;
+/// Longest expansion kept: a longer one (`a=$a$a` repeated) stays as written.
+pub(crate) const MAX_VALUE_LEN: usize = 4096;
 
 /// The texts of a command's words, with static substitutions and known
 /// variables replaced.
@@ -31,7 +33,9 @@ pub(crate) fn word_texts(command: &SimpleCommand, vars: &HashMap<String, String>
                 None => word.text.clone(),
             };
             if text.contains('$') && !vars.is_empty() {
-                text = replace_vars(&text, vars);
+                if let Some(replaced) = replace_vars(&text, vars) {
+                    text = replaced;
+                }
             }
             text
         })
@@ -56,8 +60,9 @@ fn static_output(script: &str) -> Option<String> {
     visible_output(&inv, &stdin).map(|s| s.trim_end_matches('\n').to_string())
 }
 
-/// Replaces `$NAME` and `${NAME}` for the known names.
-fn replace_vars(text: &str, vars: &HashMap<String, String>) -> String {
+/// Replaces `$NAME` and `${NAME}` for the known names (`None` when the
+/// result would exceed [`MAX_VALUE_LEN`]).
+fn replace_vars(text: &str, vars: &HashMap<String, String>) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(pos) = rest.find('$') {
@@ -74,6 +79,9 @@ fn replace_vars(text: &str, vars: &HashMap<String, String>) -> String {
         };
         match vars.get(name) {
             Some(value) if !name.is_empty() => {
+                if out.len() + value.len() > MAX_VALUE_LEN {
+                    return None;
+                }
                 out.push_str(value);
                 rest = &after[consumed..];
             }
@@ -84,7 +92,7 @@ fn replace_vars(text: &str, vars: &HashMap<String, String>) -> String {
         }
     }
     out.push_str(rest);
-    out
+    Some(out)
 }
 
 /// The program word expanded to several words (`x='rm -rf ~'; $x`): the
@@ -123,9 +131,11 @@ mod tests {
     #[test]
     fn variables_are_replaced() {
         let vars: HashMap<String, String> = [("a".to_string(), "rm".to_string()), ("D".to_string(), "/".to_string())].into();
-        assert_eq!(replace_vars("$a", &vars), "rm");
-        assert_eq!(replace_vars("${D}x$D", &vars), "/x/");
-        assert_eq!(replace_vars("$other $", &vars), "$other $");
+        assert_eq!(replace_vars("$a", &vars).as_deref(), Some("rm"));
+        assert_eq!(replace_vars("${D}x$D", &vars).as_deref(), Some("/x/"));
+        assert_eq!(replace_vars("$other $", &vars).as_deref(), Some("$other $"));
+        let big: HashMap<String, String> = [("a".to_string(), "x".repeat(3000))].into();
+        assert_eq!(replace_vars("$a$a", &big), None);
     }
 
     #[test]

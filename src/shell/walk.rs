@@ -10,7 +10,7 @@ use super::matcher::{matches, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
 use super::rules::{ShellRule, ShellRules};
 use super::wrappers::{resolve, Invocation};
-use super::{ShellAction, ShellContext, ShellMatch, MAX_COMMANDS, MAX_DEPTH, MAX_WORDS};
+use super::{ShellAction, ShellContext, ShellMatch, MAX_BYTES, MAX_COMMANDS, MAX_DEPTH, MAX_WORDS};
 
 /// Longest segment text kept in a match.
 const SEGMENT_CHARS: usize = 300;
@@ -23,6 +23,7 @@ pub(crate) struct Walker<'a> {
     /// Plain `NAME=value` assignments seen so far (`$NAME` is replaced).
     vars: HashMap<String, String>,
     words_left: usize,
+    bytes_left: usize,
     commands_left: usize,
     limited: Option<String>,
     best: Option<ShellMatch>,
@@ -37,7 +38,7 @@ fn clip(text: &str) -> String {
 
 impl<'a> Walker<'a> {
     pub(crate) fn new(rules: &'a ShellRules, ctx: &'a ShellContext) -> Self {
-        Walker { rules, ctx: ctx.clone(), vars: HashMap::new(), words_left: MAX_WORDS, commands_left: MAX_COMMANDS, limited: None, best: None }
+        Walker { rules, ctx: ctx.clone(), vars: HashMap::new(), words_left: MAX_WORDS, bytes_left: MAX_BYTES, commands_left: MAX_COMMANDS, limited: None, best: None }
     }
 
     /// The strictest match; when nothing matched but a budget ran out, an
@@ -85,10 +86,11 @@ impl<'a> Walker<'a> {
         if self.done() || !self.take_command(src) {
             return;
         }
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || src.len() > self.bytes_left {
             self.limit(src);
             return;
         }
+        self.bytes_left -= src.len();
         let lexed = lex(src, &mut self.words_left);
         if lexed.truncated {
             self.limit(src);
@@ -148,7 +150,7 @@ impl<'a> Walker<'a> {
         if inv.program.is_empty() && inv.scripts.is_empty() {
             for assignment in &inv.assignments {
                 if let Some((name, value)) = assignment.split_once('=') {
-                    if self.vars.len() < 256 {
+                    if self.vars.len() < 256 && value.len() <= values::MAX_VALUE_LEN {
                         self.vars.insert(name.trim_end_matches('+').to_string(), value.to_string());
                     }
                 }
