@@ -26,9 +26,36 @@ pub(crate) struct Unit<'a> {
     /// Inline interpreter code, if any.
     pub code: Option<&'a str>,
     /// Programs later in the same pipeline (or consuming the output).
-    pub downstream: &'a [String],
+    pub downstream: Downstream<'a>,
     /// Run by `xargs`: more operands arrive from stdin.
     pub via_xargs: bool,
+}
+
+/// The programs that read a command's output: later stages of its pipeline
+/// (distinct names with the index of their last stage, so that long
+/// pipelines stay linear) and the consumers of the whole script.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Downstream<'a> {
+    /// Distinct program names of the pipeline with their last stage index.
+    pub stages: &'a [(String, usize)],
+    /// The index of the command itself: only later stages count.
+    pub position: usize,
+    /// Programs consuming the output of the whole script.
+    pub consumers: &'a [String],
+}
+
+impl Downstream<'_> {
+    /// Whether some downstream program satisfies `test`.
+    pub fn any(&self, test: impl Fn(&str) -> bool) -> bool {
+        self.stages.iter().any(|(name, last)| *last > self.position && test(name)) || self.consumers.iter().any(|c| test(c))
+    }
+
+    /// The downstream program names, as a list.
+    pub fn to_vec(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.stages.iter().filter(|(_, last)| *last > self.position).map(|(n, _)| n.clone()).collect();
+        out.extend(self.consumers.iter().cloned());
+        out
+    }
 }
 
 /// Whether `name` matches a program pattern (`git`, or `mkfs*`).
@@ -82,9 +109,6 @@ pub(crate) fn matches(rule: &ShellRule, compiled: &CompiledRule, unit: &Unit, va
     if !rule.command.is_empty() && !rule.command.iter().any(|p| program_matches(p, unit.program)) {
         return false;
     }
-    if !rule.pipe_to.is_empty() && !unit.downstream.iter().any(|d| rule.pipe_to.iter().any(|p| program_matches(p, d))) {
-        return false;
-    }
     let (flags, mut operands) = split_args(unit.args, value_options);
     if !rule.subcommand.is_empty() {
         let matched = rule.subcommand.iter().find_map(|alt| {
@@ -136,6 +160,9 @@ pub(crate) fn matches(rule: &ShellRule, compiled: &CompiledRule, unit: &Unit, va
         if !unit.code.is_some_and(|c| re.is_match(c)) {
             return false;
         }
+    }
+    if !rule.pipe_to.is_empty() && !unit.downstream.any(|d| rule.pipe_to.iter().any(|p| program_matches(p, d))) {
+        return false;
     }
     if let Some(re) = &compiled.context {
         let joined: Vec<&str> = unit.assignments.iter().chain(unit.args).map(String::as_str).collect();

@@ -6,7 +6,7 @@ use super::expand::{self, Nested};
 use super::values;
 use std::collections::HashMap;
 use super::lexer::lex;
-use super::matcher::{matches, Unit};
+use super::matcher::{matches, Downstream, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
 use super::rules::{ShellRule, ShellRules};
 use super::wrappers::{resolve, Invocation};
@@ -113,14 +113,17 @@ impl<'a> Walker<'a> {
     fn pipeline(&mut self, src: &str, pipeline: &Pipeline, depth: usize, consumers: &[String]) {
         let texts: Vec<Vec<String>> = pipeline.iter().map(|c| values::word_texts(c, &self.vars)).collect();
         let invocations: Vec<Invocation> = texts.iter().map(|t| resolve(t)).collect();
-        let programs: Vec<String> = invocations.iter().map(|i| i.program.clone()).collect();
+        let mut last_stage: HashMap<&str, usize> = HashMap::new();
+        for (index, inv) in invocations.iter().enumerate() {
+            last_stage.insert(inv.program.as_str(), index);
+        }
+        let stages: Vec<(String, usize)> = last_stage.into_iter().map(|(name, last)| (name.to_string(), last)).collect();
         for (i, (command, inv)) in pipeline.iter().zip(&invocations).enumerate() {
             let segment = command.source_text(src);
             if !self.take_command(&segment) {
                 return;
             }
-            let mut downstream = programs[i + 1..].to_vec();
-            downstream.extend_from_slice(consumers);
+            let downstream = Downstream { stages: &stages, position: i, consumers };
             let piped_in = match i {
                 0 => None,
                 _ => expand::visible_output(&invocations[i - 1], &stdin_of(&pipeline[i - 1])),
@@ -129,13 +132,13 @@ impl<'a> Walker<'a> {
             let expanded = command.words.get(inv.program_index).is_some_and(|w| texts[i].get(inv.program_index) != Some(&w.text));
             if expanded && values::split_program(inv) {
                 // `$cmd args` where `$cmd` holds several words: re-read it.
-                self.script(&texts[i].join(" "), depth + 1, &downstream);
+                self.script(&texts[i].join(" "), depth + 1, &downstream.to_vec());
                 continue;
             }
             self.track_state(inv);
             let redirects: Vec<String> =
                 command.redirects.iter().map(|r| format!("{}{}", if r.input { '<' } else { '>' }, r.target.text)).collect();
-            self.invocation(inv, &redirects, &stdin_of(command), &downstream, piped_in.as_deref(), &segment, depth);
+            self.invocation(inv, &redirects, &stdin_of(command), downstream, piped_in.as_deref(), &segment, depth);
             if self.done() {
                 return;
             }
@@ -187,9 +190,12 @@ impl<'a> Walker<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn invocation(&mut self, inv: &Invocation, redirects: &[String], stdin: &[String], downstream: &[String], piped_in: Option<&str>, segment: &str, depth: usize) {
-        for script in &inv.scripts {
-            self.script(script, depth + 1, downstream);
+    fn invocation(&mut self, inv: &Invocation, redirects: &[String], stdin: &[String], downstream: Downstream, piped_in: Option<&str>, segment: &str, depth: usize) {
+        if !inv.scripts.is_empty() {
+            let consumers = downstream.to_vec();
+            for script in &inv.scripts {
+                self.script(script, depth + 1, &consumers);
+            }
         }
         if inv.program.is_empty() || self.done() {
             return;
@@ -230,7 +236,7 @@ impl<'a> Walker<'a> {
                         return;
                     }
                     let inner = resolve(&argv);
-                    self.invocation(&inner, &[], &[], &[], None, &argv.join(" "), depth + 1);
+                    self.invocation(&inner, &[], &[], Downstream::default(), None, &argv.join(" "), depth + 1);
                 }
             }
             if self.done() {
