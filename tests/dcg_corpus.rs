@@ -59,6 +59,7 @@ fn load_cases() -> Vec<Case> {
 #[test]
 fn dcg_corpus() {
     let rules = common::dangerous_command_rules();
+    let keywords = common::dangerous_command_spec().keywords;
     let ctx = common::repo_context();
     let cases = load_cases();
     assert!(cases.len() > 300, "corpus not found or truncated: {} cases", cases.len());
@@ -74,6 +75,7 @@ fn dcg_corpus() {
         }
         let verdict = classify(&case.command, &rules, &ctx);
         let action = verdict.as_ref().map(|m| m.action);
+        assert!(action.is_none() || common::keyword_hit(&keywords, &case.command), "no keyword for {:?}", case.command);
         let excepted = EXCEPTIONS.iter().any(|(c, _)| *c == case.command);
         match case.expected.as_str() {
             "deny" => {

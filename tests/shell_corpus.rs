@@ -25,6 +25,7 @@ fn shell_corpus() {
     let cases: Vec<Case> = serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     assert!(cases.len() >= 200, "only {} cases", cases.len());
     let rules = common::dangerous_command_rules();
+    let keywords = common::dangerous_command_spec().keywords;
     let ctx = common::repo_context();
 
     let mut failures = Vec::new();
@@ -32,6 +33,9 @@ fn shell_corpus() {
     for case in &cases {
         let verdict = classify(&case.command, &rules, &ctx);
         let action = verdict.as_ref().map(|m| m.action);
+        if action.is_some() && !common::keyword_hit(&keywords, &case.command) {
+            failures.push(format!("{}: {:?} matches a rule but no keyword: Layer 1 would skip it", case.id, case.command));
+        }
         let shown = verdict.as_ref().map_or("none".to_string(), |m| format!("{} ({})", m.action.as_str(), m.rule_id));
         match case.label.as_str() {
             "deny" if action != Some(ShellAction::Deny) => failures.push(format!("{}: {:?} should be denied, got {shown}", case.id, case.command)),
@@ -58,4 +62,25 @@ fn shell_corpus() {
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     assert!(asks_caught * 10 >= asks * 9, "ask recall below 90%: {asks_caught}/{asks}");
+}
+
+/// Every program a rule names contains a Layer-1 keyword, otherwise the
+/// engine would never run the rule on it. (Rules without `command` are
+/// covered by the corpus cases: their hits must contain a keyword.)
+#[test]
+fn every_rule_program_has_a_keyword() {
+    let spec = common::dangerous_command_spec();
+    let rules = spec.shell.as_ref().unwrap();
+    let mut missing = Vec::new();
+    for rule in &rules.rules {
+        for program in &rule.command {
+            if !common::keyword_hit(&spec.keywords, program.trim_end_matches('*')) {
+                missing.push(format!("{}: {program}", rule.id));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "programs without a keyword:\n{}", missing.join("\n"));
+    for keyword in &spec.keywords {
+        assert!(keyword.is_ascii() && *keyword == keyword.to_lowercase(), "keyword {keyword:?} must be ASCII lowercase");
+    }
 }

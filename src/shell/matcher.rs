@@ -51,7 +51,7 @@ impl Downstream<'_> {
     }
 
     /// The downstream program names, as a list.
-    pub fn to_vec(&self) -> Vec<String> {
+    pub fn names(self) -> Vec<String> {
         let mut out: Vec<String> = self.stages.iter().filter(|(_, last)| *last > self.position).map(|(n, _)| n.clone()).collect();
         out.extend(self.consumers.iter().cloned());
         out

@@ -132,7 +132,7 @@ impl<'a> Walker<'a> {
             let expanded = command.words.get(inv.program_index).is_some_and(|w| texts[i].get(inv.program_index) != Some(&w.text));
             if expanded && values::split_program(inv) {
                 // `$cmd args` where `$cmd` holds several words: re-read it.
-                self.script(&texts[i].join(" "), depth + 1, &downstream.to_vec());
+                self.script(&texts[i].join(" "), depth + 1, &downstream.names());
                 continue;
             }
             self.track_state(inv);
@@ -192,7 +192,7 @@ impl<'a> Walker<'a> {
     #[allow(clippy::too_many_arguments)]
     fn invocation(&mut self, inv: &Invocation, redirects: &[String], stdin: &[String], downstream: Downstream, piped_in: Option<&str>, segment: &str, depth: usize) {
         if !inv.scripts.is_empty() {
-            let consumers = downstream.to_vec();
+            let consumers = downstream.names();
             for script in &inv.scripts {
                 self.script(script, depth + 1, &consumers);
             }
