@@ -93,7 +93,9 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
             i += 1;
             continue;
         }
-        let name = program_name(word);
+        // Lowercase: case-insensitive filesystems (macOS) run `RM` as `rm`.
+        let lowered = program_name(word).to_lowercase();
+        let name = lowered.as_str();
         let next = |s: &str| words.get(i + 1).is_some_and(|w| w == s);
         let (after, stop) = match name {
             "sudo" => skip_options(
@@ -242,6 +244,7 @@ mod tests {
             ("uv run alembic upgrade head", "alembic"),
             ("bundle exec rake db:migrate", "rake"),
             ("strace -f -o out.txt rm x", "rm"),
+            ("SUDO /BIN/RM x", "rm"),
         ];
         for (line, program) in cases {
             assert_eq!(run(line).0, program, "{line}");
