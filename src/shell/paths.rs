@@ -99,6 +99,10 @@ fn relative(path: &str, ctx: &ShellContext) -> PathClass {
     let only_dots = path.split('/').all(|c| matches!(c, "." | ".." | "*" | ".*" | ""));
     let as_dir = if CWD_WORDS.contains(&path) { "." } else { path };
     match &ctx.cwd {
+        // `*` in /tmp is `/tmp/*`: spelled out, the temp rules apply.
+        Some(cwd) if only_dots && path.contains('*') && !path.contains("..") => {
+            classify_path(&format!("{}/*", cwd.to_string_lossy().trim_end_matches('/')), ctx)
+        }
         Some(cwd) => {
             let joined = if only_dots {
                 let dirs: Vec<&str> = as_dir.split('/').map(|c| if c == ".." { ".." } else { "." }).collect();
@@ -226,5 +230,8 @@ mod tests {
         let sub = ShellContext { cwd: Some("/work/repo/src".into()), ..ctx_in_repo() };
         assert_eq!(classify_path("..", &sub), RepoRoot);
         assert_eq!(classify_path(".", &sub), Other);
+        let tmp = ShellContext { cwd: Some("/tmp".into()), ..ctx_in_repo() };
+        assert_eq!(classify_path("*", &tmp), Temp);
+        assert_eq!(classify_path(".", &tmp), Other);
     }
 }
