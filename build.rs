@@ -88,8 +88,8 @@ fn main() {
 /// Parses a built-in YAML file into JSON; a file that does not parse stops
 /// the build with its location.
 fn yaml_to_json(path: &Path) -> serde_json::Value {
-    let text = fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text =
+        fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     if text.trim().is_empty() {
         return serde_json::Value::Object(serde_json::Map::new());
     }

@@ -192,7 +192,10 @@ fn render_verdict(bencher: Bencher, decision: &str) {
     let spec = claude();
     let verdict = match decision {
         "allow" => Verdict::allow(),
-        _ => Verdict::with(Decision::Block, "guard [commit-before-verification]: verify first"),
+        _ => Verdict::with(
+            Decision::Block,
+            "guard [commit-before-verification]: verify first",
+        ),
     };
     bencher.bench(|| spec.render(EventKind::Stop, "Stop", black_box(&verdict), None));
 }

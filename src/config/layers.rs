@@ -216,7 +216,10 @@ pub fn builtin(agent: Option<&str>) -> Config {
     let Ok(mut merged) = builtin_value() else {
         return Config::default();
     };
-    if let Some(over) = agent.and_then(|a| merged.get("agents").and_then(|all| all.get(a))).cloned() {
+    if let Some(over) = agent
+        .and_then(|a| merged.get("agents").and_then(|all| all.get(a)))
+        .cloned()
+    {
         deep_merge(&mut merged, &over);
     }
     serde_json::from_value(merged).unwrap_or_default()
@@ -356,7 +359,8 @@ mod tests {
     /// YAML file's content, and the file fits the typed schema.
     #[test]
     fn the_pre_parsed_builtin_config_is_the_yaml_file() {
-        let from_yaml = parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG).unwrap();
+        let from_yaml =
+            parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG).unwrap();
         let from_json: Value = serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).unwrap();
         assert_eq!(from_yaml, from_json);
         assert_eq!(builtin_value().unwrap(), from_yaml);

@@ -250,7 +250,8 @@ pub fn heads_lenient(
         if !settings.enabled {
             continue;
         }
-        head.keywords.extend(settings.extra_keywords.iter().cloned());
+        head.keywords
+            .extend(settings.extra_keywords.iter().cloned());
         out.push(LoadedHead {
             head,
             mode: settings.mode,
@@ -272,10 +273,7 @@ pub fn resolve(heads: Vec<LoadedHead>) -> Result<Vec<LoadedDetector>, DetectorEr
             };
             spec.keywords = h.head.keywords;
             spec.signals.extend(h.extra_signals);
-            Ok(LoadedDetector {
-                spec,
-                mode: h.mode,
-            })
+            Ok(LoadedDetector { spec, mode: h.mode })
         })
         .collect()
 }

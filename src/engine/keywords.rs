@@ -9,8 +9,8 @@
 //! 64 Ki-bit filter on a hash of each keyword's first three (lowercased)
 //! bytes, and the keywords sorted by that hash. The scan hashes the three
 //! bytes at each position, and only where the filter's bit is set compares
-//! the few candidate keywords. Keywords shorter than three bytes are rare
-//! and are searched for one by one.
+//! the few candidate keywords. Keywords of one or two bytes (`rm`, `dd`) get
+//! the same treatment with their own filter, keyed on their bytes.
 
 /// Bits in the filter (a power of two).
 const FILTER_BITS: usize = 1 << 16;
@@ -24,8 +24,12 @@ pub struct KeywordSet {
     filter: Vec<u64>,
     /// (hash, keyword id) of every keyword of three bytes or more, sorted.
     by_hash: Vec<(u16, u32)>,
-    /// Ids of the keywords shorter than three bytes.
-    short: Vec<u32>,
+    /// One bit per (lowercased) two-byte keyword.
+    short_filter: Vec<u64>,
+    /// (two bytes, keyword id) of every two-byte keyword, sorted.
+    two_byte: Vec<(u16, u32)>,
+    /// (byte, keyword id) of every one-byte keyword.
+    one_byte: Vec<(u8, u32)>,
 }
 
 fn hash3(a: u8, b: u8, c: u8) -> u16 {
@@ -45,25 +49,35 @@ impl KeywordSet {
             .collect();
         let mut filter = vec![0u64; FILTER_BITS / 64];
         let mut by_hash = Vec::with_capacity(keywords.len());
-        let mut short = Vec::new();
+        let mut short_filter = vec![0u64; FILTER_BITS / 64];
+        let mut two_byte = Vec::new();
+        let mut one_byte = Vec::new();
         for (id, kw) in keywords.iter().enumerate() {
             let id = id as u32;
             match kw.as_slice() {
                 [] => {}
+                [a] => one_byte.push((*a, id)),
+                [a, b] => {
+                    let key = u16::from_le_bytes([*a, *b]);
+                    short_filter[usize::from(key) / 64] |= 1 << (key % 64);
+                    two_byte.push((key, id));
+                }
                 [a, b, c, ..] => {
                     let h = hash3(*a, *b, *c);
                     filter[usize::from(h) / 64] |= 1 << (h % 64);
                     by_hash.push((h, id));
                 }
-                _ => short.push(id),
             }
         }
         by_hash.sort_unstable();
+        two_byte.sort_unstable();
         KeywordSet {
             keywords,
             filter,
             by_hash,
-            short,
+            short_filter,
+            two_byte,
+            one_byte,
         }
     }
 
@@ -97,10 +111,24 @@ impl KeywordSet {
                 }
             }
         }
-        for &id in &self.short {
-            let id = id as usize;
-            let kw = &self.keywords[id];
-            first[id] = (0..t.len()).find(|&i| starts_with_ignore_case(&t[i..], kw));
+        if !self.two_byte.is_empty() {
+            for i in 0..t.len().saturating_sub(1) {
+                let key =
+                    u16::from_le_bytes([t[i].to_ascii_lowercase(), t[i + 1].to_ascii_lowercase()]);
+                if self.short_filter[usize::from(key) / 64] & (1 << (key % 64)) == 0 {
+                    continue;
+                }
+                let from = self.two_byte.partition_point(|&(x, _)| x < key);
+                for &(x, id) in &self.two_byte[from..] {
+                    if x != key {
+                        break;
+                    }
+                    first[id as usize].get_or_insert(i);
+                }
+            }
+        }
+        for &(byte, id) in &self.one_byte {
+            first[id as usize] = t.iter().position(|c| c.to_ascii_lowercase() == byte);
         }
         let mut hits: Vec<(usize, std::cmp::Reverse<usize>, usize)> = first
             .iter()
@@ -145,8 +173,21 @@ mod tests {
     #[test]
     fn finds_what_an_overlapping_aho_corasick_scan_finds_in_its_order() {
         let keywords = [
-            "commit", "it", "push", "pull request", "request", "merg", "merge", "v2", "prを",
-            "コミット", "producción", "a", "deploy", "loy", "ship it",
+            "commit",
+            "it",
+            "push",
+            "pull request",
+            "request",
+            "merg",
+            "merge",
+            "v2",
+            "prを",
+            "コミット",
+            "producción",
+            "a",
+            "deploy",
+            "loy",
+            "ship it",
         ];
         let texts = [
             "",

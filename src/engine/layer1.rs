@@ -3,10 +3,10 @@
 //! patterns (or their shell rules). Cheap, wide, for recall: a hit only
 //! means "ask the judge"; a bypass is a clear allow that needs no judge.
 
+use super::keywords::KeywordSet;
 use crate::detector::load::LoadedDetector;
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
-use super::keywords::KeywordSet;
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use std::collections::HashMap;
 use std::sync::OnceLock;

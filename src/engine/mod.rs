@@ -191,7 +191,14 @@ impl Engine {
                 .to_string();
             let mut text = if judge_reason.is_empty() {
                 // No note from the judge: drop the line that would carry it.
-                d.spec.reason.lines().filter(|l| !l.contains("{judge_reason}")).collect::<Vec<_>>().join("\n").trim_end().to_string()
+                d.spec
+                    .reason
+                    .lines()
+                    .filter(|l| !l.contains("{judge_reason}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .trim_end()
+                    .to_string()
             } else {
                 d.spec.reason.replace("{judge_reason}", &judge_reason)
             };

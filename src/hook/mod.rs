@@ -41,9 +41,10 @@ pub struct HookInput {
 /// Test-only fault injection: panics at `stage` when `GUARD_FAULT` names it.
 pub fn fault(stage: &str) {
     if (cfg!(debug_assertions) || cfg!(feature = "fault-injection"))
-        && std::env::var("GUARD_FAULT").is_ok_and(|f| f == stage) {
-            panic!("injected fault at {stage}");
-        }
+        && std::env::var("GUARD_FAULT").is_ok_and(|f| f == stage)
+    {
+        panic!("injected fault at {stage}");
+    }
 }
 
 static ANSWERED: AtomicBool = AtomicBool::new(false);
@@ -158,7 +159,23 @@ fn failure_output(
 
 fn run_inner(input: HookInput) -> HookOutput {
     let started = Instant::now();
-    let arg_spec = fallback_adapter(input.agent.as_deref());
+    // Each built-in adapter is parsed once per call: the named one is taken
+    // from the list that agent detection needs anyway (names are file stems,
+    // so this finds what `adapter::find` finds).
+    let (adapters, _) = adapter::builtins();
+    let named = |n: &str| {
+        adapters
+            .iter()
+            .find(|s| s.name == n)
+            .or_else(|| adapters.iter().find(|s| s.answers_to(n)))
+            .cloned()
+    };
+    let arg_spec = input
+        .agent
+        .as_deref()
+        .and_then(named)
+        .or_else(|| named("claude-code"))
+        .unwrap_or_else(|| fallback_adapter(input.agent.as_deref()));
     if std::env::var("GUARD_JUDGE_ACTIVE").is_ok_and(|v| v == "1") {
         // Recursion guard: a judge's own hooks must not judge again.
         return arg_spec.render(EventKind::Other, "", &Verdict::allow(), None);
@@ -175,7 +192,6 @@ fn run_inner(input: HookInput) -> HookOutput {
             return failure_output(&arg_spec, EventKind::Other, "", None, &what);
         }
     };
-    let (adapters, _) = adapter::builtins();
     let detected = adapter::detect_agent(&adapters, &payload).cloned();
     let mut mismatch = None;
     let spec = match (&input.agent, detected) {
@@ -272,16 +288,26 @@ fn evaluate(
     // Two steps, for speed: most events hit no keyword, and for those only
     // the detectors' heads (events, tools, keywords) are read; the rest of
     // each spec is read only after a keyword hit (see detector::load).
-    let (heads, unknown) =
-        crate::detector::load::heads_lenient(cfg).map_err(|e| e.to_string())?;
+    let (heads, unknown) = crate::detector::load::heads_lenient(cfg).map_err(|e| e.to_string())?;
     ctx.errors.extend(unknown.iter().map(ToString::to_string));
     if !heads.iter().any(|h| h.head.applies(event)) {
         return Ok(Verdict::allow());
     }
     fault("judge");
-    let index = Layer1Index::from_keyword_lists(heads.iter().map(|h| h.head.keywords.as_slice()));
+    // Only the keywords of the detectors that apply are indexed: the others'
+    // hits would be ignored (by the engine too), and indexing them is work.
+    let index = Layer1Index::from_keyword_lists(heads.iter().map(|h| {
+        if h.head.applies(event) {
+            h.head.keywords.as_slice()
+        } else {
+            &[]
+        }
+    }));
     let hits = index.keyword_hits(&Engine::subject(event, cfg), heads.len());
-    let mut applicable = heads.iter().zip(&hits).filter(|(h, _)| h.head.applies(event));
+    let mut applicable = heads
+        .iter()
+        .zip(&hits)
+        .filter(|(h, _)| h.head.applies(event));
     let mut verdict = if applicable.all(|(_, keywords)| keywords.is_empty()) {
         crate::engine::all_miss_verdict(
             heads
@@ -291,7 +317,13 @@ fn evaluate(
         )
     } else {
         let detectors = crate::detector::load::resolve(heads).map_err(|e| e.to_string())?;
-        full_evaluate(Engine::with_index(detectors, index), event, cfg, deadline, state_dir)
+        full_evaluate(
+            Engine::with_index(detectors, index),
+            event,
+            cfg,
+            deadline,
+            state_dir,
+        )
     };
     if event.kind.is_turn_end() {
         if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir)
