@@ -124,6 +124,31 @@ impl Layer1Index {
         hits
     }
 
+    /// Compiles now what [`Self::run_patterns`] will need for this text: the
+    /// signal patterns, and the bypass patterns when a signal hits (the
+    /// engine does this for several detectors at once, on threads).
+    pub fn precompile(&self, index: usize, d: &LoadedDetector, text: &str) {
+        let hit = match self.signals(index, d) {
+            Ok(set) => d.spec.signals.is_empty() || set.is_match(text),
+            Err(_) => true,
+        };
+        if hit {
+            self.bypasses(index, d);
+        }
+    }
+
+    fn bypasses(&self, index: usize, d: &LoadedDetector) -> &Result<RegexSet, String> {
+        self.compiled[index]
+            .bypasses
+            .get_or_init(|| compile_set(&d.spec.bypasses).map_err(|e| e.to_string()))
+    }
+
+    fn signals(&self, index: usize, d: &LoadedDetector) -> &Result<RegexSet, String> {
+        self.compiled[index]
+            .signals
+            .get_or_init(|| compile_set(&d.spec.signals).map_err(|e| e.to_string()))
+    }
+
     /// Runs a detector's patterns (or shell rules) after a keyword hit.
     pub fn run_patterns(
         &self,
@@ -150,11 +175,7 @@ impl Layer1Index {
             }
             return r;
         }
-        let compiled = &self.compiled[index];
-        let signals = compiled
-            .signals
-            .get_or_init(|| compile_set(&d.spec.signals).map_err(|e| e.to_string()));
-        match signals {
+        match self.signals(index, d) {
             Ok(_) if d.spec.signals.is_empty() => {}
             Ok(set) => {
                 r.signals = set
@@ -170,10 +191,7 @@ impl Layer1Index {
             return r;
         }
         r.layer1 = Layer1::Hit;
-        let bypasses = compiled
-            .bypasses
-            .get_or_init(|| compile_set(&d.spec.bypasses).map_err(|e| e.to_string()));
-        match bypasses {
+        match self.bypasses(index, d) {
             Ok(set) => {
                 r.bypasses = set
                     .matches(text)

@@ -85,6 +85,7 @@ impl Engine {
     /// Layer 1 for every detector that applies to the event.
     pub fn layer1(&self, event: &Event, text: &str, shell: &ShellContext) -> Vec<Layer1Result> {
         let hits = self.index.keyword_hits(text, self.detectors.len());
+        self.precompile_hits(event, text, &hits);
         let mut out = Vec::new();
         for (i, (d, kws)) in self.detectors.iter().zip(hits).enumerate() {
             if !Self::applies(d, event) {
@@ -105,6 +106,31 @@ impl Engine {
             }
         }
         out
+    }
+
+    /// Compiles, at once and each on its own thread, the patterns of the
+    /// detectors whose keywords hit (`run_patterns` then finds them compiled). Compiling a detector's pattern set takes
+    /// milliseconds, far more than running it; a turn that hits several
+    /// detectors pays for the slowest, not for all in a row.
+    fn precompile_hits(&self, event: &Event, text: &str, hits: &[Vec<String>]) {
+        let pending: Vec<usize> = (0..self.detectors.len())
+            .filter(|&i| {
+                let d = &self.detectors[i];
+                !hits[i].is_empty() && d.spec.shell.is_none() && Self::applies(d, event)
+            })
+            .collect();
+        if pending.len() < 2 {
+            return;
+        }
+        std::thread::scope(|scope| {
+            for &i in &pending {
+                let d = &self.detectors[i];
+                let index = &self.index;
+                // A thread that cannot start leaves the work to run_patterns.
+                let _ = std::thread::Builder::new()
+                    .spawn_scoped(scope, move || index.precompile(i, d, text));
+            }
+        });
     }
 
     /// Layer 1, then the judge where needed, then the combined verdict.
