@@ -203,7 +203,10 @@ pub fn builtin(agent: Option<&str>) -> Config {
     let Ok(mut merged) = parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG) else {
         return Config::default();
     };
-    if let Some(over) = agent.and_then(|a| merged.get("agents").and_then(|all| all.get(a))).cloned() {
+    if let Some(over) = agent
+        .and_then(|a| merged.get("agents").and_then(|all| all.get(a)))
+        .cloned()
+    {
         deep_merge(&mut merged, &over);
     }
     serde_json::from_value(merged).unwrap_or_default()

@@ -122,14 +122,26 @@ impl Engine {
         let pending: Vec<&Layer1Result> = results.iter().filter(|r| needs_judge(r)).collect();
         let mut reports: Vec<JudgeReport> = Vec::new();
         if opts.use_judge && !pending.is_empty() {
+            // A shell rule's ask reaches the judge with the rule and its concern.
+            let texts: Vec<String> = pending
+                .iter()
+                .map(|r| match &r.shell {
+                    Some(m) => format!(
+                        "Command: {text}\nFlagged by rule `{}`: {}\nMatched part: {}",
+                        m.rule_id, m.reason, m.segment
+                    ),
+                    None => text.clone(),
+                })
+                .collect();
             let requests: Vec<JudgeRequest> = pending
                 .iter()
-                .filter_map(|r| {
+                .zip(&texts)
+                .filter_map(|(r, text)| {
                     let d = &self.detectors[r.index];
                     d.spec.judge.as_ref().map(|spec| JudgeRequest {
                         detector: &d.spec.name,
                         spec,
-                        text: &text,
+                        text,
                     })
                 })
                 .collect();
@@ -191,7 +203,14 @@ impl Engine {
                 .to_string();
             let mut text = if judge_reason.is_empty() {
                 // No note from the judge: drop the line that would carry it.
-                d.spec.reason.lines().filter(|l| !l.contains("{judge_reason}")).collect::<Vec<_>>().join("\n").trim_end().to_string()
+                d.spec
+                    .reason
+                    .lines()
+                    .filter(|l| !l.contains("{judge_reason}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .trim_end()
+                    .to_string()
             } else {
                 d.spec.reason.replace("{judge_reason}", &judge_reason)
             };
