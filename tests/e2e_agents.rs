@@ -123,3 +123,31 @@ macro_rules! for_each_agent {
 }
 
 for_each_agent!(Claude => claude, Codex => codex, Gemini => gemini);
+
+/// The jail itself: inside it the only network interface is loopback, so no
+/// run can reach anything but the stub.
+#[test]
+fn jail_has_only_loopback() {
+    if e2e::skip_requested() {
+        eprintln!("e2e: GUARD_E2E=skip is set: skipping the jail test");
+        return;
+    }
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e/jail");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (script, log) = (dir.join("script.json"), dir.join("stub.jsonl"));
+    e2e::stub::write_script(&script, &[Turn::text("unused")]);
+    let outcome = e2e::jail::run(e2e::jail::Launch {
+        stub: e2e::stub_bin(),
+        script: &script,
+        log: &log,
+        port: e2e::agent::STUB_PORT,
+        argv: ["sh", "-c", "cat /proc/net/dev"].map(String::from).to_vec(),
+        cwd: &dir,
+        env: vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())],
+        timeout: std::time::Duration::from_secs(30),
+    });
+    assert_eq!(outcome.code, Some(0), "{outcome:?}");
+    let interfaces: Vec<&str> =
+        outcome.stdout.lines().skip(2).filter_map(|l| l.split(':').next()).map(str::trim).collect();
+    assert_eq!(interfaces, ["lo"], "{}", outcome.stdout);
+}
