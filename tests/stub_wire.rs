@@ -215,3 +215,28 @@ fn script_is_reread_and_probes_are_logged() {
     assert_eq!(log.records[0]["method"], "HEAD");
     assert_eq!(log.model_calls().len(), 3);
 }
+
+/// The e2e test judge (guard's `command` backend) answers per detector and
+/// echoes the prompt's nonce.
+#[test]
+fn test_judge_answers_per_detector_with_the_nonce() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stub-model/judge");
+    let _ = std::fs::remove_dir_all(&dir);
+    let judge = e2e::guard::TestJudge::new(&dir, &json!({"nonce": "__NONCE__", "verified": true}));
+    judge.answer("scope-check", &json!({"nonce": "__NONCE__", "shrunk": false}));
+    let ask = |detector: &str| {
+        let mut child = Command::new(&judge.path)
+            .env("GUARD_DETECTOR", detector)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"Judge this.\nnonce: Zq81xK_3\n<<<text>>>").unwrap();
+        let out = child.wait_with_output().unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(ask("commit-before-verification"), json!({"nonce": "Zq81xK_3", "verified": true}));
+    assert_eq!(ask("scope-check"), json!({"nonce": "Zq81xK_3", "shrunk": false}));
+    assert_eq!(judge.calls(), ["commit-before-verification", "scope-check"]);
+    assert!(judge.prompt("scope-check").unwrap().contains("<<<text>>>"));
+}

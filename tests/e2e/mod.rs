@@ -20,6 +20,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod agent;
+pub mod guard;
 pub mod hooks;
 pub mod jail;
 pub mod sandbox;

@@ -1,0 +1,157 @@
+//! Helpers for the scenarios that put guard itself on the real agents:
+//! installing or registering `guard hook` in the sandbox's HOME, writing the
+//! user config with a scripted test judge (`command` backend), and reading
+//! guard's decision log.
+//!
+//! The sandbox env has no `XDG_*` variables, so guard's files land under the
+//! sandbox HOME: config `~/.config/guard/config.yaml`, decision logs
+//! `~/.local/state/guard/logs/decisions-*.jsonl`.
+
+use super::agent::{read_json, write_file};
+use super::hooks::write_executable;
+use super::{Agent, HookPoint, Sandbox};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The extended regex (one capture group) that finds the judge prompt's nonce,
+/// which the test judge echoes back in its answer's `nonce` field.
+/// ASSUMPTION until the judge lands in main: adjust here, in this one place.
+pub const NONCE_PATTERN: &str = r#".*nonce[^A-Za-z0-9]{0,8}([A-Za-z0-9_-]{6,}).*"#;
+
+impl Agent {
+    /// The agent's name for `guard hook` and `guard install --agent`.
+    pub fn guard_name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude-code",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+}
+
+impl Sandbox {
+    /// The hook command line that runs this build's guard for this agent.
+    pub fn guard_hook_command(&self) -> String {
+        format!("'{}' hook {}", super::guard_bin().display(), self.agent.guard_name())
+    }
+
+    /// Registers `guard hook` at the turn end and before the shell tool by
+    /// hand (what `guard install` should do; useful to compare the two).
+    pub fn register_guard_hooks(&self) {
+        let command = self.guard_hook_command();
+        self.add_hook(HookPoint::TurnEnd, &command);
+        self.add_hook(HookPoint::PreShell, &command);
+    }
+
+    /// Runs `guard install --agent NAME` (plus `extra` args) against this
+    /// sandbox's HOME; panics with its output when it fails.
+    pub fn guard_install(&self, extra: &[&str]) -> String {
+        let output = self
+            .command(super::guard_bin())
+            .args(["install", "--agent", self.agent.guard_name()])
+            .args(extra)
+            .output()
+            .expect("run guard install");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(output.status.success(), "guard install --agent {} failed:\n{text}", self.agent.guard_name());
+        text
+    }
+
+    /// The user config file guard reads in this sandbox.
+    pub fn guard_config_path(&self) -> PathBuf {
+        self.home.join(".config/guard/config.yaml")
+    }
+
+    /// Writes guard's user config (YAML).
+    pub fn write_guard_config(&self, yaml: &str) {
+        write_file(&self.guard_config_path(), yaml);
+    }
+
+    /// Every record of guard's decision logs, oldest file first.
+    pub fn decisions(&self) -> Vec<Value> {
+        let dir = self.home.join(".local/state/guard/logs");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+            .iter()
+            .flat_map(|f| std::fs::read_to_string(f).unwrap_or_default().lines().map(str::to_string).collect::<Vec<_>>())
+            .filter_map(|l| serde_json::from_str(&l).ok())
+            .collect()
+    }
+
+    /// The agent's hook config as it is now (after `guard install`, say).
+    pub fn hooks_config(&self) -> Value {
+        read_json(&self.agent.hooks_file(&self.home))
+    }
+}
+
+/// A scripted judge for guard's `command` backend. It records each prompt,
+/// answers with the JSON set for `$GUARD_DETECTOR` (else the default one),
+/// with `__NONCE__` replaced by the prompt's nonce, or hangs.
+pub struct TestJudge {
+    dir: PathBuf,
+    /// The judge executable.
+    pub path: PathBuf,
+}
+
+impl TestJudge {
+    /// Writes the judge into `dir`; by default it answers `default_answer`.
+    pub fn new(dir: &Path, default_answer: &Value) -> TestJudge {
+        let dir = dir.join("judge");
+        std::fs::create_dir_all(&dir).expect("judge dir");
+        let path = dir.join("judge.sh");
+        write_file(&dir.join("nonce.pattern"), NONCE_PATTERN);
+        write_executable(
+            &path,
+            "#!/bin/sh\n# Test judge: records the prompt, then answers per detector, or hangs.\n\
+             here=$(dirname \"$0\")\n\
+             prompt=$(cat)\n\
+             echo \"${GUARD_DETECTOR:-unknown}\" >> \"$here/calls\"\n\
+             printf '%s' \"$prompt\" > \"$here/prompt-${GUARD_DETECTOR:-unknown}.txt\"\n\
+             if [ -f \"$here/hang\" ]; then exec sleep 600; fi\n\
+             answer=\"$here/answer-${GUARD_DETECTOR:-unknown}.json\"\n\
+             [ -f \"$answer\" ] || answer=\"$here/answer-default.json\"\n\
+             nonce=$(printf '%s\\n' \"$prompt\" | sed -nE \"s/$(cat \"$here/nonce.pattern\")/\\1/p\" | head -n 1)\n\
+             sed \"s/__NONCE__/$nonce/g\" \"$answer\"\n",
+        );
+        let judge = TestJudge { dir, path };
+        judge.answer("default", default_answer);
+        judge
+    }
+
+    /// Sets the answer for one detector (`default` for all others).
+    pub fn answer(&self, detector: &str, answer: &Value) -> &TestJudge {
+        write_file(&self.dir.join(format!("answer-{detector}.json")), &answer.to_string());
+        self
+    }
+
+    /// Makes the judge hang (sleep) instead of answering.
+    pub fn hang(&self) -> &TestJudge {
+        write_file(&self.dir.join("hang"), "");
+        self
+    }
+
+    /// The detectors judged so far, in order.
+    pub fn calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join("calls")).unwrap_or_default().lines().map(str::to_string).collect()
+    }
+
+    /// The last prompt the judge got for `detector`.
+    pub fn prompt(&self, detector: &str) -> Option<String> {
+        std::fs::read_to_string(self.dir.join(format!("prompt-{detector}.txt"))).ok()
+    }
+
+    /// The `judge:` config section that selects this judge.
+    pub fn config_yaml(&self, timeout_ms: u64) -> String {
+        format!(
+            "judge:\n  backend: command\n  command: ['{}']\n  timeout_ms: {timeout_ms}\n",
+            self.path.display()
+        )
+    }
+}
