@@ -113,6 +113,16 @@ impl Agent {
         }
     }
 
+    /// The `timeout` value of a hook entry meaning one minute: Claude Code and
+    /// Codex count seconds, Gemini CLI counts milliseconds (60 there means
+    /// 60 ms, and the hook times out before it can answer).
+    pub fn hook_timeout_one_minute(self) -> u64 {
+        match self {
+            Agent::Claude | Agent::Codex => 60,
+            Agent::Gemini => 60_000,
+        }
+    }
+
     /// The JSON file that holds this agent's hooks, under `home`.
     pub fn hooks_file(self, home: &Path) -> PathBuf {
         match self {

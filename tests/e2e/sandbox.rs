@@ -89,7 +89,8 @@ impl Sandbox {
         };
         let file = self.agent.hooks_file(&self.home);
         let mut config = agent::read_json(&file);
-        let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": 60}]});
+        let mut group = json!({"hooks": [{"type": "command", "command": command,
+            "timeout": self.agent.hook_timeout_one_minute()}]});
         if let Some(matcher) = matcher {
             group["matcher"] = json!(matcher);
         }
