@@ -7,16 +7,18 @@
 //! `script.rs`) and logs every exchange as one JSON line (see `log_line`).
 //!
 //! ```text
-//! stub_model --script S.json --log L.jsonl [--port N] [--port-file F] [-- CMD ARGS...]
+//! stub_model --script S.json --log L.jsonl [--port N] [--port-file F] [--loopback-up] [-- CMD ARGS...]
 //! ```
 //! `--port 0` (the default) picks a free port; the port is printed on stderr
 //! and written to `--port-file`. With `-- CMD ARGS...` the stub runs CMD as a
 //! child (stdin from /dev/null, env `STUB_MODEL_PORT` set), serves until CMD
 //! exits, and exits with CMD's status: this ties the stub's life to the CLI
-//! under test and lets both share one network namespace.
+//! under test and lets both share one network namespace. `--loopback-up`
+//! first brings up `lo`, which starts down in a fresh namespace (`unshare -n`).
 
 mod conversation;
 mod http;
+mod loopback;
 mod script;
 mod wire;
 
@@ -37,15 +39,18 @@ struct Options {
     port_file: Option<PathBuf>,
     script: PathBuf,
     log: PathBuf,
+    loopback_up: bool,
     child: Vec<String>,
 }
 
-const USAGE: &str = "usage: stub_model --script S.json --log L.jsonl [--port N] [--port-file F] [-- CMD ARGS...]";
+const USAGE: &str =
+    "usage: stub_model --script S.json --log L.jsonl [--port N] [--port-file F] [--loopback-up] [-- CMD ARGS...]";
 
 fn parse_options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let (mut port, mut port_file, mut script, mut log) = (0u16, None, None, None);
     let mut child = Vec::new();
+    let mut loopback_up = false;
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value\n{USAGE}"));
         match arg.as_str() {
@@ -53,6 +58,7 @@ fn parse_options() -> Result<Options, String> {
             "--port-file" => port_file = Some(PathBuf::from(value()?)),
             "--script" => script = Some(PathBuf::from(value()?)),
             "--log" => log = Some(PathBuf::from(value()?)),
+            "--loopback-up" => loopback_up = true,
             "--" => {
                 child = args.by_ref().collect();
                 break;
@@ -65,6 +71,7 @@ fn parse_options() -> Result<Options, String> {
         port_file,
         script: script.ok_or(USAGE)?,
         log: log.ok_or(USAGE)?,
+        loopback_up,
         child,
     })
 }
@@ -84,6 +91,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if options.loopback_up {
+        if let Err(e) = loopback::bring_up() {
+            eprintln!("stub_model: cannot bring up the loopback interface: {e}");
+            return ExitCode::from(125);
+        }
+    }
     let log = match OpenOptions::new().create(true).append(true).open(&options.log) {
         Ok(file) => file,
         Err(e) => {

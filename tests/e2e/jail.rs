@@ -2,8 +2,8 @@
 //! with the stub model started inside the same namespace, under a timeout.
 //!
 //! Layout of one launch:
-//! `unshare -n -- sh -c 'ip link set lo up && exec "$0" "$@"' STUB ... -- CLI ARGS`
-//! The stub runs the CLI as its child and exits with the CLI's status, so the
+//! `unshare -n -- STUB --loopback-up ... -- CLI ARGS`
+//! The stub brings `lo` up, then runs the CLI as its child and exits with the CLI's status, so the
 //! stub lives exactly as long as the CLI. Nothing can leave 127.0.0.1: the
 //! namespace has no other interface. The whole tree (stub, CLI, hooks) is one
 //! process group, killed together on timeout or when the run ends.
@@ -50,15 +50,9 @@ pub struct Launch<'a> {
 
 /// Why a jail cannot be built on this machine, if it cannot.
 pub fn unavailable() -> Option<String> {
-    for tool in ["unshare", "ip"] {
-        let found = std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).chain(["/usr/sbin".into(), "/sbin".into()]).any(|d| d.join(tool).exists()))
-            .unwrap_or(false);
-        if !found {
-            return Some(format!("`{tool}` is not installed (util-linux / iproute2)"));
-        }
-    }
-    None
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path).any(|dir| dir.join("unshare").exists());
+    (!found).then(|| "`unshare` is not installed (Debian package util-linux)".to_string())
 }
 
 /// Runs the launch and waits for it (or for its timeout).
@@ -72,9 +66,9 @@ pub fn run(launch: Launch) -> Outcome {
     let mut command = Command::new("unshare");
     command.args(if root { vec!["-n"] } else { vec!["-r", "-n"] });
     command
-        .args(["--", "sh", "-c", "ip link set lo up || exit 125; exec \"$0\" \"$@\""])
+        .arg("--")
         .arg(&launch.stub)
-        .args(["--port", &launch.port.to_string(), "--script"])
+        .args(["--loopback-up", "--port", &launch.port.to_string(), "--script"])
         .arg(launch.script)
         .arg("--log")
         .arg(launch.log)
