@@ -4,7 +4,17 @@
 //! keywords and patterns, Layer 2 judge) → [`verdict::Verdict`] → adapter
 //! output. `docs/architecture.md` maps each part to its module.
 
+pub mod adapter;
+pub mod builtin;
+pub mod config;
 pub mod detector;
+pub mod engine;
 pub mod event;
+pub mod hook;
+pub mod judge;
+pub mod log;
+pub mod paths;
 pub mod shell;
+pub mod state;
+pub mod transcript;
 pub mod verdict;

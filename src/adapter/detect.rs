@@ -1,0 +1,27 @@
+//! Telling the agent from the payload's shape, for `guard hook` without an
+//! agent name and for agents that run hooks installed for another (Cursor
+//! and Copilot run hooks from Claude Code's settings).
+
+use super::parse::{lookup, native_event};
+use super::AdapterSpec;
+use serde_json::Value;
+
+/// The adapter whose detection rules match the payload, by priority; the
+/// lowest-priority adapter without rules (Claude Code) is the fallback.
+/// Returns `None` only when no adapter is loaded.
+pub fn detect_agent<'a>(adapters: &'a [AdapterSpec], payload: &Value) -> Option<&'a AdapterSpec> {
+    let mut by_priority: Vec<&AdapterSpec> = adapters.iter().collect();
+    by_priority.sort_by_key(|a| -a.priority);
+    for spec in &by_priority {
+        for rule in &spec.detect {
+            let keys_ok = rule.keys.iter().all(|k| lookup(payload, k).is_some());
+            let absent_ok = rule.absent.iter().all(|k| lookup(payload, k).is_none());
+            let event_ok = rule.event_in.is_empty()
+                || native_event(spec, payload).is_some_and(|e| rule.event_in.iter().any(|x| *x == e));
+            if keys_ok && absent_ok && event_ok {
+                return Some(spec);
+            }
+        }
+    }
+    by_priority.iter().rev().find(|a| a.detect.is_empty()).copied().or(by_priority.last().copied())
+}

@@ -1,0 +1,219 @@
+//! Adapters: each agent's hook protocol, as data (`adapters/*.yaml`).
+//!
+//! An adapter says where the fields of the agent's payload live, which of
+//! its event names map to which event kind, what its tool names mean, and
+//! how each verdict is written back (stdout JSON, stderr, exit code). It is
+//! the anti-corruption layer: vendor payload → [`Event`], [`Verdict`] →
+//! vendor response. A Claude-like agent is added with a file, no code.
+
+mod detect;
+mod parse;
+mod render;
+
+pub use detect::detect_agent;
+pub use parse::ParseError;
+pub use render::HookOutput;
+
+use crate::event::{Event, EventKind};
+use crate::verdict::{Decision, Verdict};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One agent's protocol, as written in `adapters/<name>.yaml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdapterSpec {
+    /// The name used in `guard hook <name>`.
+    pub name: String,
+    /// Other accepted names.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// One line for humans.
+    #[serde(default)]
+    pub description: String,
+    /// How to recognise this agent's payloads when `guard hook` is not told.
+    #[serde(default)]
+    pub detect: Vec<DetectRule>,
+    /// Detection priority: higher is tried first.
+    #[serde(default)]
+    pub priority: i32,
+    /// Where the native event name is (first path present wins).
+    #[serde(default)]
+    pub event_field: Vec<String>,
+    /// The event name to assume when the payload has none.
+    #[serde(default)]
+    pub default_event: Option<String>,
+    /// Native event name → kind.
+    pub events: BTreeMap<String, EventKind>,
+    /// Where each normalized field is in the payload.
+    #[serde(default)]
+    pub fields: FieldPaths,
+    /// Native tool name (a trailing `*` matches a prefix) → canonical name.
+    #[serde(default)]
+    pub tools: BTreeMap<String, String>,
+    /// The transcript format, when the agent sends a transcript path.
+    #[serde(default)]
+    pub transcript: Option<String>,
+    /// How verdicts are written.
+    pub render: RenderSpec,
+    /// How `guard install` wires this agent (read by the installer).
+    #[serde(default)]
+    pub install: Option<Value>,
+}
+
+/// A detection rule: every key present (dotted paths), and optionally the
+/// event name among a list.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectRule {
+    /// Paths that must all be present.
+    #[serde(default)]
+    pub keys: Vec<String>,
+    /// Paths that must all be absent.
+    #[serde(default)]
+    pub absent: Vec<String>,
+    /// The native event name must be one of these (when given).
+    #[serde(default)]
+    pub event_in: Vec<String>,
+}
+
+/// Payload paths of the normalized fields; for each, the first present wins.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FieldPaths {
+    /// Session id.
+    pub session_id: Vec<String>,
+    /// Turn id (or the id of the user prompt the turn answers).
+    pub turn_id: Vec<String>,
+    /// Working directory (a string, or an array whose first item is used).
+    pub cwd: Vec<String>,
+    /// Transcript path.
+    pub transcript_path: Vec<String>,
+    /// The assistant's final text.
+    pub text: Vec<String>,
+    /// The loop flag.
+    pub stop_hook_active: Vec<String>,
+    /// The agent's own continuation counter.
+    pub loop_count: Vec<String>,
+    /// Native tool name.
+    pub tool_name: Vec<String>,
+    /// Tool input (an object, or a string holding JSON).
+    pub tool_input: Vec<String>,
+    /// Shell command line.
+    pub command: Vec<String>,
+    /// User prompt.
+    pub prompt: Vec<String>,
+}
+
+/// How each decision is written, with per-kind overrides.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderSpec {
+    /// Allow.
+    pub allow: RenderEntry,
+    /// Turn-end block.
+    #[serde(default)]
+    pub block: Option<RenderEntry>,
+    /// Gate deny.
+    #[serde(default)]
+    pub deny: Option<RenderEntry>,
+    /// Gate ask.
+    #[serde(default)]
+    pub ask: Option<RenderEntry>,
+    /// The stdout key that carries a message for the user only.
+    #[serde(default)]
+    pub system_message_key: Option<String>,
+    /// Overrides per event kind (`pre_tool`, `permission_request`, …).
+    #[serde(default)]
+    pub kinds: BTreeMap<EventKind, KindRender>,
+}
+
+/// Per-kind overrides of [`RenderSpec`].
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KindRender {
+    /// Allow.
+    pub allow: Option<RenderEntry>,
+    /// Block.
+    pub block: Option<RenderEntry>,
+    /// Deny.
+    pub deny: Option<RenderEntry>,
+    /// Ask.
+    pub ask: Option<RenderEntry>,
+}
+
+/// One way of answering: stdout JSON template, stderr template, exit code,
+/// or "render as this other decision".
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderEntry {
+    /// JSON written to stdout; strings may hold `{reason}`, `{native_event}`,
+    /// `{system_message}`; the string `"{detectors}"` becomes an array.
+    pub stdout: Option<Value>,
+    /// Text written to stderr.
+    pub stderr: Option<String>,
+    /// Exit code.
+    pub exit: i32,
+    /// Render as another decision instead (e.g. `ask` as `deny`).
+    #[serde(rename = "as")]
+    pub as_decision: Option<Decision>,
+}
+
+/// A bad adapter file.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("adapter {source_name}: {message}")]
+pub struct AdapterError {
+    /// The file.
+    pub source_name: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl AdapterSpec {
+    /// Parses an adapter file.
+    pub fn parse(source_name: &str, text: &str) -> Result<AdapterSpec, AdapterError> {
+        serde_saphyr::from_str(text).map_err(|e| AdapterError {
+            source_name: source_name.to_string(),
+            message: e.to_string().lines().next().unwrap_or_default().to_string(),
+        })
+    }
+
+    /// Whether `name` is this adapter's name or an alias.
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.iter().any(|a| a == name)
+    }
+
+    /// Parses a payload into an event.
+    pub fn parse_payload(&self, payload: Value) -> Result<Event, ParseError> {
+        parse::to_event(self, payload)
+    }
+
+    /// Renders a verdict for an event of this agent.
+    pub fn render(&self, event_kind: EventKind, native_event: &str, verdict: &Verdict, ask_as: Option<Decision>) -> HookOutput {
+        render::render(self, event_kind, native_event, verdict, ask_as)
+    }
+}
+
+/// Every built-in adapter, parsed (an unparsable file is skipped and reported).
+pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
+    let mut specs = Vec::new();
+    let mut errors = Vec::new();
+    for (stem, text) in crate::builtin::ADAPTERS {
+        match AdapterSpec::parse(&format!("adapters/{stem}.yaml"), text) {
+            Ok(s) => specs.push(s),
+            Err(e) => errors.push(e),
+        }
+    }
+    specs.sort_by_key(|s| -s.priority);
+    (specs, errors)
+}
+
+/// The built-in adapter with this name or alias.
+pub fn find(name: &str) -> Option<AdapterSpec> {
+    let text = crate::builtin::ADAPTERS.iter().find(|(stem, _)| *stem == name).map(|(_, t)| *t);
+    if let Some(spec) = text.and_then(|t| AdapterSpec::parse(name, t).ok()) {
+        return Some(spec);
+    }
+    builtins().0.into_iter().find(|s| s.answers_to(name))
+}

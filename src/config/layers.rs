@@ -1,0 +1,258 @@
+//! Loading and merging the config layers, with errors that name the file,
+//! line and column, and the project layer's tighten-only rule.
+
+use super::Config;
+use crate::verdict::Decision;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Largest config file guard reads (a bigger one is refused, not parsed).
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// A config file that cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{source_name}{}: {message}", location(*.line, *.column))]
+pub struct ConfigError {
+    /// The file (or `built-in`).
+    pub source_name: String,
+    /// 1-based line, when known.
+    pub line: Option<u64>,
+    /// 1-based column, when known.
+    pub column: Option<u64>,
+    /// What is wrong and, where it helps, what to do.
+    pub message: String,
+}
+
+fn location(line: Option<u64>, column: Option<u64>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(":{l}:{c}"),
+        (Some(l), None) => format!(":{l}"),
+        _ => String::new(),
+    }
+}
+
+/// One config layer as read.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    /// Where it came from: a path, or `built-in`.
+    pub source: String,
+    /// Its content.
+    pub value: Value,
+}
+
+/// What to load.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--config PATH` or `GUARD_CONFIG`.
+    pub explicit: Option<PathBuf>,
+    /// The hook's working directory (its repository root holds `.guard.yaml`).
+    pub cwd: Option<PathBuf>,
+    /// The agent whose `agents.<name>` overrides apply.
+    pub agent: Option<String>,
+    /// Skip the user's and project's files (tests, `guard check --config` only).
+    pub only_explicit: bool,
+}
+
+/// The merged config and how it was made.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The merged, typed config.
+    pub config: Config,
+    /// The layers in order, lowest first.
+    pub layers: Vec<Layer>,
+    /// The merged value, for `guard config show`.
+    pub merged: Value,
+    /// Dotted key → source of the value in effect.
+    pub sources: Vec<(String, String)>,
+    /// Project settings refused because they would loosen the policy.
+    pub refused: Vec<String>,
+}
+
+/// Parses one YAML document into a JSON value, checking it against [`Config`].
+pub fn parse_layer(source: &str, text: &str) -> Result<Value, ConfigError> {
+    let err = |e: serde_saphyr::Error| {
+        let loc = e.location();
+        ConfigError {
+            source_name: source.to_string(),
+            line: loc.map(|l| l.line()),
+            column: loc.map(|l| l.column()),
+            message: first_line(&e.to_string()),
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    let _typed: Config = serde_saphyr::from_str(text).map_err(err)?;
+    let value: Value = serde_saphyr::from_str(text).map_err(err)?;
+    match value {
+        Value::Object(_) => Ok(value),
+        Value::Null => Ok(Value::Object(Map::new())),
+        _ => Err(ConfigError {
+            source_name: source.to_string(),
+            line: Some(1),
+            column: Some(1),
+            message: "the config must be a mapping of keys (judge:, detectors:, …)".into(),
+        }),
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or(s).to_string()
+}
+
+fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
+    let source = path.display().to_string();
+    let fail = |message: String| ConfigError { source_name: source.clone(), line: None, column: None, message };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(fail(format!("cannot read: {e}"))),
+    };
+    if !meta.is_file() {
+        return Err(fail("not a regular file".into()));
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(fail(format!("{} bytes is over the {} byte limit for a config file", meta.len(), MAX_CONFIG_BYTES)));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let value = parse_layer(&source, &text)?;
+    Ok(Some(Layer { source, value }))
+}
+
+/// Loads and merges every layer.
+pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
+    let mut layers = vec![Layer { source: "built-in".into(), value: parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG)? }];
+    let mut refused = Vec::new();
+    if !opts.only_explicit {
+        if let Some(user) = crate::paths::user_config() {
+            layers.extend(read_layer(&user)?);
+        }
+        if let Some(root) = opts.cwd.as_deref().and_then(crate::paths::repo_root) {
+            if let Some(mut project) = read_layer(&root.join(".guard.yaml"))? {
+                let so_far = merge_all(&layers);
+                if !so_far.get("trust_project_config").and_then(Value::as_bool).unwrap_or(false) {
+                    refused = tighten_only(&so_far, &mut project.value);
+                }
+                layers.push(project);
+            }
+        }
+    }
+    let explicit = opts.explicit.clone().or_else(|| std::env::var_os("GUARD_CONFIG").filter(|v| !v.is_empty()).map(PathBuf::from));
+    if let Some(path) = explicit {
+        match read_layer(&path)? {
+            Some(layer) => layers.push(layer),
+            None => {
+                return Err(ConfigError { source_name: path.display().to_string(), line: None, column: None, message: "no such file".into() })
+            }
+        }
+    }
+    let mut merged = merge_all(&layers);
+    let mut sources = Vec::new();
+    for layer in &layers {
+        record_sources("", &layer.value, &layer.source, &mut sources);
+    }
+    if let Some(agent) = &opts.agent {
+        if let Some(over) = merged.get("agents").and_then(|a| a.get(agent)).cloned() {
+            deep_merge(&mut merged, &over);
+            record_sources("", &over, &format!("agents.{agent}"), &mut sources);
+        }
+    }
+    let config: Config = serde_json::from_value(merged.clone()).map_err(|e| ConfigError {
+        source_name: "merged config".into(),
+        line: None,
+        column: None,
+        message: e.to_string(),
+    })?;
+    Ok(LoadedConfig { config, layers, merged, sources, refused })
+}
+
+fn merge_all(layers: &[Layer]) -> Value {
+    let mut merged = Value::Object(Map::new());
+    for layer in layers {
+        deep_merge(&mut merged, &layer.value);
+    }
+    merged
+}
+
+/// Merges `over` into `base`: maps recursively, anything else replaced.
+pub fn deep_merge(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(k) {
+                    Some(existing) if existing.is_object() && v.is_object() => deep_merge(existing, v),
+                    _ => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+fn record_sources(prefix: &str, value: &Value, source: &str, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) if map.is_empty() && !prefix.is_empty() => {}
+        Value::Object(map) => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                record_sources(&key, v, source, out);
+            }
+        }
+        _ => {
+            out.retain(|(k, _)| k != prefix && !k.starts_with(&format!("{prefix}.")));
+            out.push((prefix.to_string(), source.to_string()));
+        }
+    }
+}
+
+/// Removes from a project layer every setting that would loosen `current`;
+/// returns a description of each one removed.
+fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> {
+    let mut refused = Vec::new();
+    let Some(map) = project.as_object_mut() else { return refused };
+    for key in ["judge", "log", "agents", "trust_project_config", "ask_as"] {
+        if map.remove(key).is_some() {
+            refused.push(format!("{key}: only your own config may set it"));
+        }
+    }
+    if let Some(Value::Object(dets)) = map.get_mut("detectors") {
+        for (name, settings) in dets.iter_mut() {
+            let Some(s) = settings.as_object_mut() else { continue };
+            if s.get("enabled") == Some(&Value::Bool(false)) {
+                s.remove("enabled");
+                refused.push(format!("detectors.{name}.enabled: false would switch a detector off"));
+            }
+            if s.get("mode").and_then(Value::as_str) == Some("shadow") {
+                s.remove("mode");
+                refused.push(format!("detectors.{name}.mode: shadow would stop it blocking"));
+            }
+            if s.remove("file").is_some() {
+                refused.push(format!("detectors.{name}.file: only your own config may load detector files"));
+            }
+        }
+    }
+    if let Some(Value::Object(fail)) = map.get_mut("failure") {
+        let before = current.get("failure").cloned().unwrap_or(Value::Null);
+        fail.retain(|kind, v| {
+            let old = before.get(kind).and_then(Value::as_str).and_then(Decision::parse).unwrap_or(Decision::Allow);
+            let new = v.as_str().and_then(Decision::parse).unwrap_or(Decision::Allow);
+            let keep = new.severity() >= old.severity();
+            if !keep {
+                refused.push(format!("failure.{kind}: {} is looser than {}", new.as_str(), old.as_str()));
+            }
+            keep
+        });
+    }
+    if let Some(max) = map.get("loop_guard").and_then(|l| l.get("max_blocks")).and_then(Value::as_u64) {
+        let old = current.get("loop_guard").and_then(|l| l.get("max_blocks")).and_then(Value::as_u64).unwrap_or(3);
+        if max > old {
+            if let Some(l) = map.get_mut("loop_guard").and_then(Value::as_object_mut) {
+                l.remove("max_blocks");
+            }
+            refused.push(format!("loop_guard.max_blocks: {max} is looser than {old}"));
+        }
+    }
+    refused
+}

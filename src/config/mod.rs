@@ -1,0 +1,186 @@
+//! One YAML config for every agent, in layers: the embedded `config.yaml` <
+//! the user's file < the project's `.guard.yaml` < `--config`/`GUARD_CONFIG`.
+//!
+//! Each layer is checked on its own (so an error names its file, line and
+//! column), then the layers are deep-merged as JSON values (later wins) with
+//! the source of every leaf kept for `guard config show`; per-agent
+//! overrides (`agents.<name>`) are merged last for the agent at hand.
+
+mod layers;
+
+use crate::event::EventKind;
+use crate::judge::JudgeConfig;
+use crate::verdict::Decision;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+pub use layers::{load, ConfigError, Layer, LoadOptions, LoadedConfig};
+
+/// The merged configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The judge (Layer 2).
+    pub judge: JudgeConfig,
+    /// How much assistant text is judged.
+    pub text: TextConfig,
+    /// The hook's deadlines.
+    pub deadline: DeadlineConfig,
+    /// What a failed judgment becomes, per event kind.
+    pub failure: BTreeMap<EventKind, Decision>,
+    /// The turn-end loop guard.
+    pub loop_guard: LoopGuardConfig,
+    /// The decision log.
+    pub log: LogConfig,
+    /// Per-detector settings.
+    pub detectors: BTreeMap<String, DetectorSettings>,
+    /// Per-agent overrides: any of the keys above under an agent's name.
+    pub agents: BTreeMap<String, serde_json::Value>,
+    /// Render `ask` as this decision (e.g. `deny` for agents that halt on ask).
+    pub ask_as: Option<Decision>,
+    /// Let the project's `.guard.yaml` loosen the policy too.
+    pub trust_project_config: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            judge: JudgeConfig::default(),
+            text: TextConfig::default(),
+            deadline: DeadlineConfig::default(),
+            failure: BTreeMap::new(),
+            loop_guard: LoopGuardConfig::default(),
+            log: LogConfig::default(),
+            detectors: BTreeMap::new(),
+            agents: BTreeMap::new(),
+            ask_as: None,
+            trust_project_config: false,
+        }
+    }
+}
+
+/// `text:`: what part of the assistant's text is judged.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TextConfig {
+    /// Keep the last N bytes of the turn's text.
+    pub max_bytes: usize,
+}
+
+impl Default for TextConfig {
+    fn default() -> Self {
+        TextConfig { max_bytes: 4000 }
+    }
+}
+
+/// `deadline:`: one deadline for the whole hook, per kind of event.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DeadlineConfig {
+    /// Turn ends (`stop`, `subagent_stop`).
+    pub turn_end_ms: u64,
+    /// Gates (`pre_tool`, `permission_request`).
+    pub gate_ms: u64,
+    /// Every other kind.
+    pub other_ms: u64,
+}
+
+impl Default for DeadlineConfig {
+    fn default() -> Self {
+        DeadlineConfig { turn_end_ms: 20_000, gate_ms: 8_000, other_ms: 3_000 }
+    }
+}
+
+impl DeadlineConfig {
+    /// The deadline for one kind of event.
+    pub fn for_kind(&self, kind: EventKind) -> std::time::Duration {
+        let ms = if kind.is_turn_end() {
+            self.turn_end_ms
+        } else if kind.is_gate() {
+            self.gate_ms
+        } else {
+            self.other_ms
+        };
+        std::time::Duration::from_millis(ms)
+    }
+}
+
+/// `loop_guard:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoopGuardConfig {
+    /// Consecutive turn-end blocks of one session before the next is allowed.
+    pub max_blocks: u32,
+}
+
+impl Default for LoopGuardConfig {
+    fn default() -> Self {
+        LoopGuardConfig { max_blocks: 3 }
+    }
+}
+
+/// `log:`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// The log directory (default: the state directory's `logs`).
+    pub dir: Option<PathBuf>,
+    /// Keep the redacted judged text in each record.
+    pub keep_text: bool,
+}
+
+impl LogConfig {
+    /// The directory decisions are written to.
+    pub fn dir(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(|| crate::paths::state_dir().join("logs"))
+    }
+}
+
+/// Whether a detector blocks or only logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Blocks, denies or asks.
+    #[default]
+    Enforce,
+    /// Logs what it would have done and allows.
+    Shadow,
+}
+
+/// `detectors.<name>:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DetectorSettings {
+    /// Run the detector.
+    pub enabled: bool,
+    /// Enforce or shadow.
+    pub mode: Mode,
+    /// A detector file of the user's (for a detector that is not built in).
+    pub file: Option<PathBuf>,
+    /// More Layer-1 keywords.
+    pub extra_keywords: Vec<String>,
+    /// More signal patterns.
+    pub extra_signals: Vec<crate::detector::PatternSpec>,
+}
+
+impl Default for DetectorSettings {
+    fn default() -> Self {
+        DetectorSettings { enabled: true, mode: Mode::Enforce, file: None, extra_keywords: Vec::new(), extra_signals: Vec::new() }
+    }
+}
+
+impl Config {
+    /// What a failed judgment becomes for a kind: the configured value, else
+    /// allow for turn ends and ask for gates.
+    pub fn failure_for(&self, kind: EventKind) -> Decision {
+        if let Some(d) = self.failure.get(&kind) {
+            return *d;
+        }
+        if kind.is_gate() {
+            Decision::Ask
+        } else {
+            Decision::Allow
+        }
+    }
+}

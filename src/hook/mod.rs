@@ -1,0 +1,237 @@
+//! `guard hook`: the path every agent event takes. It must never crash, hang
+//! or exit with a stray code: every error and panic is caught and turned into
+//! the failure policy of the event (allow when the event cannot be known), a
+//! watchdog answers per policy if the deadline passes, and the answer is
+//! always written in the agent's own dialect.
+
+mod loop_guard;
+mod record;
+mod turn_text;
+
+use crate::adapter::{self, AdapterSpec, HookOutput};
+use crate::config::{self, Config, LoadOptions};
+use crate::engine::{Engine, EvalOptions};
+use crate::event::{Event, EventKind};
+use crate::shell::ShellContext;
+use crate::verdict::{Decision, Verdict};
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Largest payload read from stdin.
+pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Time the watchdog leaves after the deadline for the normal path to finish.
+const WATCHDOG_GRACE: Duration = Duration::from_millis(1500);
+
+/// What `guard hook` was given.
+#[derive(Debug, Clone, Default)]
+pub struct HookInput {
+    /// The agent named on the command line.
+    pub agent: Option<String>,
+    /// The payload (stdin, or the last argument for argv-style agents).
+    pub payload: Vec<u8>,
+    /// `--config PATH`.
+    pub config_path: Option<PathBuf>,
+}
+
+/// Test-only fault injection: panics at `stage` when `GUARD_FAULT` names it.
+pub fn fault(stage: &str) {
+    if cfg!(debug_assertions) || cfg!(feature = "fault-injection") {
+        if std::env::var("GUARD_FAULT").is_ok_and(|f| f == stage) {
+            panic!("injected fault at {stage}");
+        }
+    }
+}
+
+static ANSWERED: AtomicBool = AtomicBool::new(false);
+
+/// Writes the answer once per process (the watchdog and the normal path race).
+fn emit(out: &HookOutput) -> bool {
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        return false;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.stdout.as_bytes());
+    let _ = stdout.flush();
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(out.stderr.as_bytes());
+    true
+}
+
+/// Runs the hook and writes its answer; returns the exit code.
+pub fn run_and_emit(input: HookInput) -> i32 {
+    let out = run(input);
+    if emit(&out) {
+        out.exit
+    } else {
+        // The watchdog answered first and is exiting the process.
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+}
+
+/// Runs the hook and returns its answer (used by tests, without writing).
+pub fn run(input: HookInput) -> HookOutput {
+    let agent_arg = input.agent.clone();
+    match catch_unwind(AssertUnwindSafe(|| run_inner(input))) {
+        Ok(out) => out,
+        Err(panic) => {
+            let msg = panic_message(&panic);
+            let (spec, kind, native) = LAST_KNOWN.with(|k| k.borrow().clone()).unwrap_or_else(|| (fallback_adapter(agent_arg.as_deref()), EventKind::Other, String::new()));
+            failure_output(&spec, kind, &native, None, &format!("internal error: {msg}"))
+        }
+    }
+}
+
+thread_local! {
+    static LAST_KNOWN: std::cell::RefCell<Option<(AdapterSpec, EventKind, String)>> = const { std::cell::RefCell::new(None) };
+}
+
+fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "panic".into())
+}
+
+fn fallback_adapter(name: Option<&str>) -> AdapterSpec {
+    name.and_then(adapter::find).or_else(|| adapter::find("claude-code")).unwrap_or_else(|| {
+        // Only reachable if the built-in adapter files are broken.
+        AdapterSpec::parse("minimal", "name: minimal\nevents: {}\nrender: {allow: {}}\n").expect("minimal adapter parses")
+    })
+}
+
+/// The answer when guard cannot judge: the failure policy of the kind (from
+/// the config when loaded, else the defaults), with the problem on stderr.
+fn failure_output(spec: &AdapterSpec, kind: EventKind, native: &str, config: Option<&Config>, problem: &str) -> HookOutput {
+    let default_config;
+    let cfg = match config {
+        Some(c) => c,
+        None => {
+            default_config = Config::default();
+            &default_config
+        }
+    };
+    let decision = if kind == EventKind::Other { Decision::Allow } else { crate::engine::fit(kind, cfg.failure_for(kind)) };
+    let verdict = if decision == Decision::Allow {
+        Verdict::allow()
+    } else {
+        Verdict::with(decision, format!("guard could not check this {kind} event ({problem}), so its failure policy applies: {}.", decision.as_str()))
+    };
+    let mut out = spec.render(kind, native, &verdict, cfg.ask_as);
+    out.stderr.push_str(&format!("guard: {problem}\n"));
+    out
+}
+
+fn run_inner(input: HookInput) -> HookOutput {
+    let started = Instant::now();
+    let arg_spec = fallback_adapter(input.agent.as_deref());
+    if std::env::var("GUARD_JUDGE_ACTIVE").is_ok_and(|v| v == "1") {
+        // Recursion guard: a judge's own hooks must not judge again.
+        return arg_spec.render(EventKind::Other, "", &Verdict::allow(), None);
+    }
+    fault("parse");
+    let payload: serde_json::Value = match serde_json::from_slice(&input.payload) {
+        Ok(v) => v,
+        Err(e) => {
+            let what = if input.payload.iter().all(u8::is_ascii_whitespace) { "the payload is empty".to_string() } else { format!("the payload is not JSON ({e})") };
+            return failure_output(&arg_spec, EventKind::Other, "", None, &what);
+        }
+    };
+    let (adapters, _) = adapter::builtins();
+    let detected = adapter::detect_agent(&adapters, &payload).cloned();
+    let mut mismatch = None;
+    let spec = match (&input.agent, detected) {
+        (Some(_), Some(d)) if !d.detect.is_empty() && !arg_spec.answers_to(&d.name) => {
+            mismatch = Some(format!("guard hook {} received a {} payload; treated as {}", arg_spec.name, d.name, d.name));
+            d
+        }
+        (Some(_), _) => arg_spec,
+        (None, Some(d)) => d,
+        (None, None) => arg_spec,
+    };
+    let mut event = match spec.parse_payload(payload) {
+        Ok(e) => e,
+        Err(e) => return failure_output(&spec, EventKind::Other, "", None, &e.to_string()),
+    };
+    LAST_KNOWN.with(|k| *k.borrow_mut() = Some((spec.clone(), event.kind, event.native_event.clone())));
+    let state_dir = crate::paths::state_dir();
+    let _ = crate::state::touch_heartbeat(&state_dir, &spec.name);
+
+    fault("config");
+    let opts = LoadOptions { explicit: input.config_path.clone(), cwd: event.cwd.clone(), agent: Some(spec.name.clone()), only_explicit: false };
+    let loaded = match config::load(&opts) {
+        Ok(l) => l,
+        Err(e) => return failure_output(&spec, event.kind, &event.native_event, None, &format!("config error: {e}")),
+    };
+    let cfg = loaded.config;
+    let deadline = started + cfg.deadline.for_kind(event.kind);
+    start_watchdog(&spec, &event, &cfg, deadline);
+
+    let mut ctx = record::Context { started, mismatch, refused: loaded.refused, errors: Vec::new(), paused: false };
+    if crate::state::is_paused(&state_dir) {
+        ctx.paused = true;
+        let verdict = Verdict::allow();
+        record::write(&cfg, &event, &verdict, &ctx);
+        return spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
+    }
+    if event.kind.is_turn_end() {
+        fault("transcript");
+        if let Some(problem) = turn_text::fill(&spec, &mut event, cfg.text.max_bytes) {
+            ctx.errors.push(problem);
+        }
+    }
+    let verdict = match evaluate(&event, &cfg, deadline, &state_dir, &mut ctx) {
+        Ok(v) => v,
+        Err(problem) => {
+            ctx.errors.push(problem.clone());
+            record::write(&cfg, &event, &Verdict::allow(), &ctx);
+            return failure_output(&spec, event.kind, &event.native_event, Some(&cfg), &problem);
+        }
+    };
+    fault("log");
+    record::write(&cfg, &event, &verdict, &ctx);
+    fault("render");
+    let mut out = spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
+    for e in &ctx.errors {
+        out.stderr.push_str(&format!("guard: {e}\n"));
+    }
+    out
+}
+
+fn evaluate(event: &Event, cfg: &Config, deadline: Instant, state_dir: &std::path::Path, ctx: &mut record::Context) -> Result<Verdict, String> {
+    fault("engine");
+    let (detectors, unknown) = crate::detector::load::load_lenient(cfg).map_err(|e| e.to_string())?;
+    ctx.errors.extend(unknown.iter().map(ToString::to_string));
+    if !detectors.iter().any(|d| Engine::applies(d, event)) {
+        return Ok(Verdict::allow());
+    }
+    let engine = Engine::new(detectors)?;
+    let cwd = event.cwd.clone();
+    let shell = ShellContext { repo_root: cwd.as_deref().and_then(crate::paths::repo_root), cwd, home: crate::paths::home() };
+    let cache_dir = state_dir.join("cache");
+    let opts = EvalOptions { use_judge: true, deadline, cache_dir: Some(&cache_dir), shell };
+    fault("judge");
+    let mut verdict = engine.evaluate(event, cfg, &opts);
+    if event.kind.is_turn_end() {
+        if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir) {
+            ctx.errors.push(format!("loop guard state unavailable ({e})"));
+        }
+    }
+    Ok(verdict)
+}
+
+fn start_watchdog(spec: &AdapterSpec, event: &Event, cfg: &Config, deadline: Instant) {
+    let out = failure_output(spec, event.kind, &event.native_event, Some(cfg), "the deadline passed");
+    std::thread::spawn(move || {
+        let wake = deadline + WATCHDOG_GRACE;
+        let now = Instant::now();
+        if wake > now {
+            std::thread::sleep(wake - now);
+        }
+        if emit(&out) {
+            std::process::exit(out.exit);
+        }
+    });
+}

@@ -1,0 +1,124 @@
+//! Small state files under the state directory: the per-session loop-guard
+//! counter, the pause flag, per-agent heartbeats. Each read-modify-write
+//! holds an advisory lock (`flock`), taken with a bounded wait so that a
+//! stuck holder never blocks a hook.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Seconds since the Unix epoch.
+pub fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// A file name safe for any id: letters, digits, `-` and `_` kept, the rest
+/// hex-escaped, capped in length.
+pub fn safe_name(id: &str) -> String {
+    let mut out = String::new();
+    for c in id.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+            out.push(c);
+        } else {
+            out.push_str(&format!("%{:x}", c as u32));
+        }
+        if out.len() > 120 {
+            break;
+        }
+    }
+    out
+}
+
+/// An open state file held under an exclusive lock until dropped.
+pub struct Locked {
+    file: File,
+    /// Whether the lock was obtained (false: it timed out and we went on).
+    pub locked: bool,
+}
+
+impl Locked {
+    /// Opens (creating) `path` and locks it, waiting at most `wait`.
+    pub fn open(path: &Path, wait: Duration) -> std::io::Result<Locked> {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(path)?;
+        let start = Instant::now();
+        let mut locked = false;
+        loop {
+            // SAFETY: flock on a valid, open file descriptor.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                locked = true;
+                break;
+            }
+            if start.elapsed() >= wait {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(Locked { file, locked })
+    }
+
+    /// The file's content.
+    pub fn read(&mut self) -> std::io::Result<String> {
+        let mut s = String::new();
+        self.file.seek(SeekFrom::Start(0))?;
+        (&mut self.file).take(1 << 20).read_to_string(&mut s)?;
+        Ok(s)
+    }
+
+    /// Replaces the file's content.
+    pub fn write(&mut self, content: &str) -> std::io::Result<()> {
+        self.file.set_len(0)?;
+        self.file.seek(SeekFrom::Start(0))?;
+        self.file.write_all(content.as_bytes())
+    }
+}
+
+/// The loop-guard counter of one session.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct LoopState {
+    /// Consecutive turn-end blocks.
+    pub blocks: u32,
+    /// The turn key of the last turn end.
+    pub turn: Option<String>,
+    /// When it was last updated (Unix seconds).
+    pub updated: u64,
+}
+
+/// The loop-guard file of a session.
+pub fn loop_state_path(state_dir: &Path, agent: &str, session: &str) -> PathBuf {
+    state_dir.join("sessions").join(format!("{}-{}.json", safe_name(agent), safe_name(session)))
+}
+
+/// The pause flag file: holds the Unix time until which guard is paused
+/// (0 = until resumed).
+pub fn pause_path(state_dir: &Path) -> PathBuf {
+    state_dir.join("paused")
+}
+
+/// Whether guard is paused now.
+pub fn is_paused(state_dir: &Path) -> bool {
+    match fs::read_to_string(pause_path(state_dir)) {
+        Ok(s) => {
+            let until: u64 = s.trim().parse().unwrap_or(0);
+            until == 0 || until > now_secs()
+        }
+        Err(_) => false,
+    }
+}
+
+/// Records that a hook of this agent ran (for `guard doctor`).
+pub fn touch_heartbeat(state_dir: &Path, agent: &str) -> std::io::Result<()> {
+    let dir = state_dir.join("heartbeat");
+    fs::create_dir_all(&dir)?;
+    fs::write(dir.join(safe_name(agent)), now_secs().to_string())
+}
+
+/// When this agent's hook last ran (Unix seconds).
+pub fn last_heartbeat(state_dir: &Path, agent: &str) -> Option<u64> {
+    fs::read_to_string(state_dir.join("heartbeat").join(safe_name(agent))).ok()?.trim().parse().ok()
+}

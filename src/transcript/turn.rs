@@ -1,0 +1,131 @@
+//! The assistant text of one turn, gathered newest first and handed out in
+//! chronological order, joined with blank lines and cut to its last bytes.
+//!
+//! Every format reader feeds records from the end of the file; this type is
+//! where their texts meet, so that merging, joining and truncation behave the
+//! same for every agent.
+
+use std::collections::{HashMap, HashSet};
+
+/// What a format reader tells the driver after one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Keep reading older records.
+    Continue,
+    /// The turn's start was found (a real user message): stop reading.
+    Stop,
+}
+
+/// Assistant texts of the turn being read, newest first.
+#[derive(Debug, Default)]
+pub(crate) struct TurnText {
+    newest_first: Vec<String>,
+    gathered_bytes: usize,
+    /// Texts already taken per message id, so that a message written over
+    /// several records (or rewritten whole) is not repeated.
+    seen_per_message: HashMap<String, HashSet<String>>,
+}
+
+impl TurnText {
+    /// Adds the texts of one record (given in their chronological order).
+    /// With a `message_key`, a text already taken for that key is skipped.
+    pub(crate) fn add_record<'a>(
+        &mut self,
+        message_key: Option<&str>,
+        texts: impl DoubleEndedIterator<Item = &'a str>,
+    ) {
+        for text in texts.rev() {
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            if let Some(key) = message_key {
+                let seen = self.seen_per_message.entry(key.to_owned()).or_default();
+                if !seen.insert(text.to_owned()) {
+                    continue;
+                }
+            }
+            self.gathered_bytes += text.len();
+            self.newest_first.push(text.to_owned());
+        }
+    }
+
+    /// Bytes of text gathered so far (separators not counted).
+    pub(crate) fn gathered_bytes(&self) -> usize {
+        self.gathered_bytes
+    }
+
+    /// The turn's text in chronological order, joined with blank lines and cut
+    /// to its last `max_bytes` bytes; `None` when nothing was gathered or the
+    /// cut leaves nothing.
+    pub(crate) fn into_text(self, max_bytes: usize) -> Option<String> {
+        let mut pieces = self.newest_first;
+        pieces.reverse();
+        let joined = pieces.join("\n\n");
+        let kept = keep_last_bytes(&joined, max_bytes);
+        if kept.is_empty() {
+            None
+        } else {
+            Some(kept.to_owned())
+        }
+    }
+}
+
+/// The longest suffix of `text` that is at most `max_bytes` long and starts
+/// on a character boundary.
+pub(crate) fn keep_last_bytes(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut start = text.len() - max_bytes;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_end_at_a_char_boundary() {
+        // Each of these characters is 3 bytes in UTF-8.
+        let text = "提案です";
+        assert_eq!(keep_last_bytes(text, 6), "です");
+        assert_eq!(keep_last_bytes(text, 7), "です");
+        assert_eq!(keep_last_bytes(text, 8), "です");
+        assert_eq!(keep_last_bytes(text, 9), "案です");
+        assert_eq!(keep_last_bytes(text, 2), "");
+        assert_eq!(keep_last_bytes(text, 100), text);
+    }
+
+    #[test]
+    fn records_come_out_in_chronological_order() {
+        let mut turn = TurnText::default();
+        turn.add_record(None, ["third", "fourth"].into_iter());
+        turn.add_record(None, ["first", "  ", "second"].into_iter());
+        assert_eq!(
+            turn.into_text(1000).unwrap(),
+            "first\n\nsecond\n\nthird\n\nfourth"
+        );
+    }
+
+    #[test]
+    fn repeated_texts_of_one_message_are_taken_once() {
+        let mut turn = TurnText::default();
+        // Newest record first: a rewrite holding both blocks, then the first block alone.
+        turn.add_record(Some("msg_1"), ["alpha", "beta"].into_iter());
+        turn.add_record(Some("msg_1"), ["alpha"].into_iter());
+        turn.add_record(Some("msg_0"), ["alpha"].into_iter());
+        assert_eq!(turn.into_text(1000).unwrap(), "alpha\n\nalpha\n\nbeta");
+    }
+
+    #[test]
+    fn empty_turn_is_none() {
+        assert_eq!(TurnText::default().into_text(100), None);
+        let mut turn = TurnText::default();
+        turn.add_record(None, ["text"].into_iter());
+        assert_eq!(turn.into_text(0), None);
+    }
+}

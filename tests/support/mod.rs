@@ -1,0 +1,135 @@
+//! Shared helpers for the integration tests: an isolated environment
+//! (HOME, XDG dirs) per test and a way to run `guard` in it.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A temp HOME with XDG dirs inside, removed on drop.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        Sandbox { dir: tempfile::tempdir().expect("tempdir") }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.path().join("state/guard")
+    }
+
+    /// Writes a file under the sandbox and returns its path.
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    /// A `guard` command with the sandbox's environment.
+    pub fn guard(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_guard"));
+        c.args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.path())
+            .env("XDG_CONFIG_HOME", self.path().join("config"))
+            .env("XDG_STATE_HOME", self.path().join("state"))
+            .current_dir(self.path());
+        c
+    }
+
+    /// Runs `guard ARGS` with `stdin`, returns the output.
+    pub fn run(&self, args: &[&str], stdin: &[u8]) -> Output {
+        self.run_with(self.guard(args), stdin)
+    }
+
+    pub fn run_with(&self, mut cmd: Command, stdin: &[u8]) -> Output {
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn guard");
+        let _ = child.stdin.take().unwrap().write_all(stdin);
+        child.wait_with_output().expect("wait guard")
+    }
+
+    /// Every decision-log record written so far.
+    pub fn log_records(&self) -> Vec<serde_json::Value> {
+        guard::log::read_all(&self.state_dir().join("logs"))
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The repository's file at `rel`.
+pub fn repo_file(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+pub fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(repo_file(&format!("tests/fixtures/captured/{name}"))).expect("fixture")
+}
+
+/// A detector file for tests: blocks turn ends that say "ship it now", and
+/// asks on shell commands containing "launch".
+pub const TEST_DETECTORS: &str = r#"
+detectors:
+  ship-now:
+    file: DIR/ship-now.yaml
+  launch:
+    file: DIR/launch.yaml
+"#;
+
+pub const SHIP_NOW: &str = r#"
+name: ship-now
+events: [stop, subagent_stop]
+keywords: [ship]
+signals:
+  - {id: ship-it-now, pattern: 'ship it now'}
+bypasses:
+  - {id: tests-pass, pattern: 'all tests pass'}
+judge:
+  prompt: Does the text propose to ship now?
+  fields:
+    - {name: new_proposal, type: boolean, required: true}
+  violation: new_proposal
+on_violation: block
+reason: "Do not ship before verification. {judge_reason}"
+"#;
+
+pub const LAUNCH: &str = r#"
+name: launch
+events: [pre_tool]
+tools: [shell]
+keywords: [launch]
+signals:
+  - {id: launch, pattern: '\blaunch\b'}
+judge:
+  prompt: Is this launch dangerous?
+  fields:
+    - {name: dangerous, type: boolean, required: true}
+  violation: dangerous
+on_violation: ask
+reason: "Launching needs a human."
+"#;
+
+impl Sandbox {
+    /// Writes the test detectors and a config using them; `extra` is YAML
+    /// appended to the config. Returns the config path.
+    pub fn test_config(&self, extra: &str) -> PathBuf {
+        let dir = self.path().join("detectors");
+        self.write("detectors/ship-now.yaml", SHIP_NOW);
+        self.write("detectors/launch.yaml", LAUNCH);
+        let cfg = TEST_DETECTORS.replace("DIR", &dir.display().to_string());
+        self.write("test-config.yaml", &format!("{cfg}\n{extra}"))
+    }
+}
