@@ -155,3 +155,57 @@ impl TestJudge {
         )
     }
 }
+
+/// A turn-end detector for the e2e scenarios: proposing a push to main.
+pub const PUSH_DETECTOR: &str = r#"
+name: e2e-push
+events: [stop, subagent_stop]
+keywords: [push]
+signals:
+  - {id: push-to-main, pattern: 'push(ing)? (it )?to main'}
+bypasses:
+  - {id: verified, pattern: 'E2E-VERIFIED'}
+judge:
+  prompt: Does the text propose pushing to main before the change was verified?
+  fields:
+    - {name: unverified_push, type: boolean, required: true}
+  violation: unverified_push
+on_violation: block
+reason: "E2E-GUARD-PUSH: verify before pushing. {judge_reason}"
+"#;
+
+/// A gate detector for the e2e scenarios: a shell command that says "launch".
+pub const LAUNCH_DETECTOR: &str = r#"
+name: e2e-launch
+events: [pre_tool]
+tools: [shell]
+keywords: [launch]
+signals:
+  - {id: launch, pattern: '\blaunch\b'}
+judge:
+  prompt: Is this launch dangerous?
+  fields:
+    - {name: dangerous, type: boolean, required: true}
+  violation: dangerous
+on_violation: deny
+reason: "E2E-GUARD-LAUNCH: launching is not allowed."
+"#;
+
+impl Sandbox {
+    /// Writes guard's user config with the e2e detectors ([`PUSH_DETECTOR`],
+    /// [`LAUNCH_DETECTOR`]), `judge` as the judge, short deadlines, and
+    /// `extra` YAML appended (later keys win).
+    pub fn use_e2e_detectors(&self, judge: &TestJudge, extra: &str) {
+        let dir = self.scripts.join("detectors");
+        write_file(&dir.join("e2e-push.yaml"), PUSH_DETECTOR);
+        write_file(&dir.join("e2e-launch.yaml"), LAUNCH_DETECTOR);
+        let yaml = format!(
+            "{judge}deadline:\n  turn_end_ms: 8000\n  gate_ms: 4000\n\
+             detectors:\n  e2e-push:\n    file: '{push}'\n  e2e-launch:\n    file: '{launch}'\n{extra}",
+            judge = judge.config_yaml(3000),
+            push = dir.join("e2e-push.yaml").display(),
+            launch = dir.join("e2e-launch.yaml").display(),
+        );
+        self.write_guard_config(&yaml);
+    }
+}
