@@ -61,7 +61,10 @@ pub struct Entry {
 }
 
 fn entry(role: Role, text: impl Into<String>) -> Entry {
-    Entry { role, text: text.into() }
+    Entry {
+        role,
+        text: text.into(),
+    }
 }
 
 /// Flattens `body` as sent with `api`.
@@ -82,7 +85,10 @@ fn text_of(value: &Value) -> String {
             .iter()
             .filter_map(|item| match item {
                 Value::String(s) => Some(s.clone()),
-                other => other.get("text").and_then(Value::as_str).map(str::to_string),
+                other => other
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
             })
             .collect::<Vec<_>>()
             .join("\n"),
@@ -116,7 +122,11 @@ fn anthropic(body: &Value) -> Vec<Entry> {
                 }
                 "tool_use" => out.push(entry(
                     Role::ToolCall,
-                    format!("{} {}", block["name"].as_str().unwrap_or(""), block["input"]),
+                    format!(
+                        "{} {}",
+                        block["name"].as_str().unwrap_or(""),
+                        block["input"]
+                    ),
                 )),
                 "tool_result" => out.push(entry(Role::ToolResult, text_of(&block["content"]))),
                 _ => {}
@@ -151,14 +161,27 @@ fn responses(body: &Value) -> Vec<Entry> {
                 }
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => {
-                let args = item.get("arguments").or_else(|| item.get("input")).or_else(|| item.get("action"));
-                let args = args.map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string()));
+                let args = item
+                    .get("arguments")
+                    .or_else(|| item.get("input"))
+                    .or_else(|| item.get("action"));
+                let args = args.map(|a| {
+                    a.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| a.to_string())
+                });
                 out.push(entry(
                     Role::ToolCall,
-                    format!("{} {}", item["name"].as_str().unwrap_or(kind), args.unwrap_or_default()),
+                    format!(
+                        "{} {}",
+                        item["name"].as_str().unwrap_or(kind),
+                        args.unwrap_or_default()
+                    ),
                 ));
             }
-            k if k.ends_with("_output") => out.push(entry(Role::ToolResult, text_of(&item["output"]))),
+            k if k.ends_with("_output") => {
+                out.push(entry(Role::ToolResult, text_of(&item["output"])))
+            }
             _ => {}
         }
     }
@@ -179,7 +202,11 @@ fn chat(body: &Value) -> Vec<Entry> {
                     let function = &call["function"];
                     out.push(entry(
                         Role::ToolCall,
-                        format!("{} {}", function["name"].as_str().unwrap_or(""), text_of(&function["arguments"])),
+                        format!(
+                            "{} {}",
+                            function["name"].as_str().unwrap_or(""),
+                            text_of(&function["arguments"])
+                        ),
                     ));
                 }
             }
@@ -202,17 +229,30 @@ fn gemini(body: &Value) -> Vec<Entry> {
                     texts.push(text.to_string());
                 }
             } else if let Some(call) = part.get("functionCall") {
-                out.push(entry(Role::ToolCall, format!("{} {}", call["name"].as_str().unwrap_or(""), call["args"])));
+                out.push(entry(
+                    Role::ToolCall,
+                    format!("{} {}", call["name"].as_str().unwrap_or(""), call["args"]),
+                ));
             } else if let Some(response) = part.get("functionResponse") {
                 saw_result = true;
-                out.push(entry(Role::ToolResult, gemini_response_text(&response["response"])));
+                out.push(entry(
+                    Role::ToolResult,
+                    gemini_response_text(&response["response"]),
+                ));
             }
         }
         let joined = texts.join("\n");
         if joined.is_empty() || (saw_result && role == "user") {
             continue;
         }
-        out.push(entry(if role == "model" { Role::Assistant } else { Role::User }, joined));
+        out.push(entry(
+            if role == "model" {
+                Role::Assistant
+            } else {
+                Role::User
+            },
+            joined,
+        ));
     }
     out
 }

@@ -51,8 +51,14 @@ pub fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
         return Ok(None);
     }
     let mut parts = line.split_whitespace();
-    let method = parts.next().ok_or_else(|| bad("empty request line"))?.to_string();
-    let target = parts.next().ok_or_else(|| bad("no request target"))?.to_string();
+    let method = parts
+        .next()
+        .ok_or_else(|| bad("empty request line"))?
+        .to_string();
+    let target = parts
+        .next()
+        .ok_or_else(|| bad("no request target"))?
+        .to_string();
 
     let mut headers = Vec::new();
     let mut header_bytes = 0;
@@ -71,7 +77,12 @@ pub fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
             headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
         }
     }
-    let mut request = Request { method, target, headers, body: Vec::new() };
+    let mut request = Request {
+        method,
+        target,
+        headers,
+        body: Vec::new(),
+    };
 
     if request
         .header("expect")

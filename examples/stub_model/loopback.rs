@@ -20,7 +20,11 @@ pub fn bring_up() -> io::Result<()> {
     if socket < 0 {
         return Err(io::Error::last_os_error());
     }
-    let mut request = InterfaceRequest { name: [0; libc::IFNAMSIZ], flags: 0, _rest: [0; 22] };
+    let mut request = InterfaceRequest {
+        name: [0; libc::IFNAMSIZ],
+        flags: 0,
+        _rest: [0; 22],
+    };
     for (slot, byte) in request.name.iter_mut().zip(b"lo") {
         *slot = *byte as libc::c_char;
     }

@@ -52,7 +52,10 @@ fn parse_options() -> Result<Options, String> {
     let mut child = Vec::new();
     let mut loopback_up = false;
     while let Some(arg) = args.next() {
-        let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value\n{USAGE}"));
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
+        };
         match arg.as_str() {
             "--port" => port = value()?.parse().map_err(|e| format!("--port: {e}"))?,
             "--port-file" => port_file = Some(PathBuf::from(value()?)),
@@ -97,7 +100,11 @@ fn main() -> ExitCode {
             return ExitCode::from(125);
         }
     }
-    let log = match OpenOptions::new().create(true).append(true).open(&options.log) {
+    let log = match OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&options.log)
+    {
         Ok(file) => file,
         Err(e) => {
             eprintln!("stub_model: cannot open log {}: {e}", options.log.display());
@@ -107,11 +114,17 @@ fn main() -> ExitCode {
     let listener = match TcpListener::bind(("127.0.0.1", options.port)) {
         Ok(listener) => listener,
         Err(e) => {
-            eprintln!("stub_model: cannot listen on 127.0.0.1:{}: {e}", options.port);
+            eprintln!(
+                "stub_model: cannot listen on 127.0.0.1:{}: {e}",
+                options.port
+            );
             return ExitCode::from(2);
         }
     };
-    let port = listener.local_addr().map(|a| a.port()).unwrap_or(options.port);
+    let port = listener
+        .local_addr()
+        .map(|a| a.port())
+        .unwrap_or(options.port);
     eprintln!("stub_model: listening on 127.0.0.1:{port}");
     if let Some(path) = &options.port_file {
         if let Err(e) = std::fs::write(path, format!("{port}\n")) {
@@ -119,7 +132,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let shared = Arc::new(Shared { script: options.script, log: Mutex::new(log), sequence: AtomicU64::new(0) });
+    let shared = Arc::new(Shared {
+        script: options.script,
+        log: Mutex::new(log),
+        sequence: AtomicU64::new(0),
+    });
     let server = {
         let shared = Arc::clone(&shared);
         std::thread::spawn(move || serve(listener, shared))
@@ -141,7 +158,9 @@ fn run_child(argv: &[String], port: u16) -> ExitCode {
     match status {
         Ok(status) => {
             use std::os::unix::process::ExitStatusExt;
-            let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+            let code = status
+                .code()
+                .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
             ExitCode::from(u8::try_from(code).unwrap_or(1))
         }
         Err(e) => {
@@ -179,7 +198,9 @@ fn api_of(path: &str) -> Option<Api> {
 }
 
 fn handle(stream: &TcpStream, shared: &Shared) -> std::io::Result<()> {
-    let Some(request) = http::read_request(stream)? else { return Ok(()) };
+    let Some(request) = http::read_request(stream)? else {
+        return Ok(());
+    };
     let sequence = shared.sequence.fetch_add(1, Ordering::Relaxed) + 1;
     let raw = String::from_utf8_lossy(&request.body).into_owned();
     let body: Value = serde_json::from_str(&raw).unwrap_or(Value::Null);
@@ -192,24 +213,40 @@ fn handle(stream: &TcpStream, shared: &Shared) -> std::io::Result<()> {
         "body": if body.is_null() { json!(raw) } else { body.clone() },
     });
 
-    let api = if request.method == "POST" { api_of(&path) } else { None };
+    let api = if request.method == "POST" {
+        api_of(&path)
+    } else {
+        None
+    };
     let Some(api) = api else {
         let reply = side_reply(&request.method, &path);
         record["reply"] = json!({"status": 200, "json": reply});
         write_log(shared, &record);
-        return http::write_full(stream, 200, "application/json", reply.to_string().as_bytes(), request.method == "HEAD");
+        return http::write_full(
+            stream,
+            200,
+            "application/json",
+            reply.to_string().as_bytes(),
+            request.method == "HEAD",
+        );
     };
 
     let conversation = conversation::flatten(api, &body);
     let offers_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
     let (turn, reply, delay_ms) = match Script::load(&shared.script) {
-        Ok(script) => script.choose(&RequestView { api, raw: &raw, conversation: &conversation, offers_tools }),
+        Ok(script) => script.choose(&RequestView {
+            api,
+            raw: &raw,
+            conversation: &conversation,
+            offers_tools,
+        }),
         Err(message) => {
             eprintln!("stub_model: {message}");
             (None, Reply::Text(format!("stub_model: {message}")), 0)
         }
     };
-    let stream_reply = body["stream"] == Value::Bool(true) || path.contains(":streamGenerateContent");
+    let stream_reply =
+        body["stream"] == Value::Bool(true) || path.contains(":streamGenerateContent");
     record["api"] = json!(api.as_str());
     record["model_call"] = json!(true);
     record["stream"] = json!(stream_reply);
@@ -226,12 +263,25 @@ fn handle(stream: &TcpStream, shared: &Shared) -> std::io::Result<()> {
     // Log before writing: a CLI may exit, and the stub with it, as soon as it has the reply.
     write_log(shared, &record);
     if let Reply::Error(status) = reply {
-        let error = json!({"error": {"type": "stub_error", "message": format!("scripted HTTP {status}")}});
-        return http::write_full(stream, status, "application/json", error.to_string().as_bytes(), false);
+        let error =
+            json!({"error": {"type": "stub_error", "message": format!("scripted HTTP {status}")}});
+        return http::write_full(
+            stream,
+            status,
+            "application/json",
+            error.to_string().as_bytes(),
+            false,
+        );
     }
     let model = body["model"].as_str().unwrap_or("stub-model");
     match wire::render(api, &reply, model, stream_reply) {
-        wire::Wire::Json(value) => http::write_full(stream, 200, "application/json", value.to_string().as_bytes(), false),
+        wire::Wire::Json(value) => http::write_full(
+            stream,
+            200,
+            "application/json",
+            value.to_string().as_bytes(),
+            false,
+        ),
         wire::Wire::Sse(events) => {
             let events: Vec<(Option<String>, String)> = events
                 .into_iter()

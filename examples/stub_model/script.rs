@@ -101,13 +101,19 @@ pub struct RequestView<'a> {
 impl Script {
     /// Loads the script; a missing or invalid file is an error message.
     pub fn load(path: &Path) -> Result<Script, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("invalid script {}: {e}", path.display()))
     }
 
     /// Picks the reply for a request: `(index of the turn, reply, delay)`.
     pub fn choose(&self, view: &RequestView) -> (Option<usize>, Reply, u64) {
-        let Some((index, turn)) = self.turns.iter().enumerate().find(|(_, t)| t.when.matches(view)) else {
+        let Some((index, turn)) = self
+            .turns
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.when.matches(view))
+        else {
             return (None, Reply::Text(UNSCRIPTED.to_string()), 0);
         };
         if let Some(status) = turn.http_status {
@@ -126,13 +132,22 @@ impl Script {
 impl When {
     fn matches(&self, view: &RequestView) -> bool {
         let last_user = conversation::last_user_text(view.conversation);
-        self.last_user_contains.as_ref().is_none_or(|s| last_user.contains(s.as_str()))
-            && self.last_user_lacks.as_ref().is_none_or(|s| !last_user.contains(s.as_str()))
+        self.last_user_contains
+            .as_ref()
+            .is_none_or(|s| last_user.contains(s.as_str()))
             && self
-                .conversation_contains
+                .last_user_lacks
                 .as_ref()
-                .is_none_or(|s| view.conversation.iter().any(|e| e.text.contains(s.as_str())))
-            && self.request_contains.as_ref().is_none_or(|s| view.raw.contains(s.as_str()))
+                .is_none_or(|s| !last_user.contains(s.as_str()))
+            && self.conversation_contains.as_ref().is_none_or(|s| {
+                view.conversation
+                    .iter()
+                    .any(|e| e.text.contains(s.as_str()))
+            })
+            && self
+                .request_contains
+                .as_ref()
+                .is_none_or(|s| view.raw.contains(s.as_str()))
             && self.api.as_ref().is_none_or(|a| a == view.api.as_str())
             && self.offers_tools.is_none_or(|o| o == view.offers_tools)
     }

@@ -12,7 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 fn fresh_id(prefix: &str) -> String {
-    format!("{prefix}_stub{:04}", NEXT_ID.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{prefix}_stub{:04}",
+        NEXT_ID.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn now_secs() -> u64 {
@@ -58,28 +61,51 @@ fn anthropic(reply: &Reply, model: &str, stream: bool) -> Wire {
     };
     let id = fresh_id("msg");
     if !stream {
-        return Wire::Json(json!({"id": id, "type": "message", "role": "assistant", "model": model,
-            "content": [block], "stop_reason": stop, "stop_sequence": null, "usage": usage}));
+        return Wire::Json(
+            json!({"id": id, "type": "message", "role": "assistant", "model": model,
+            "content": [block], "stop_reason": stop, "stop_sequence": null, "usage": usage}),
+        );
     }
     let (start_block, delta) = if block["type"] == "tool_use" {
         let mut start = block.clone();
         start["input"] = json!({});
-        (start, json!({"type": "input_json_delta", "partial_json": block["input"].to_string()}))
+        (
+            start,
+            json!({"type": "input_json_delta", "partial_json": block["input"].to_string()}),
+        )
     } else {
-        (json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": block["text"]}))
+        (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": block["text"]}),
+        )
     };
     let mut first_usage = usage.clone();
     first_usage["output_tokens"] = json!(1);
     Wire::Sse(vec![
-        named("message_start", json!({"type": "message_start", "message": {"id": id, "type": "message",
+        named(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": id, "type": "message",
             "role": "assistant", "model": model, "content": [], "stop_reason": null,
-            "stop_sequence": null, "usage": first_usage}})),
-        named("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": start_block})),
+            "stop_sequence": null, "usage": first_usage}}),
+        ),
+        named(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": start_block}),
+        ),
         named("ping", json!({"type": "ping"})),
-        named("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": delta})),
-        named("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
-        named("message_delta", json!({"type": "message_delta",
-            "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 5}})),
+        named(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+        ),
+        named(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        named(
+            "message_delta",
+            json!({"type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 5}}),
+        ),
         named("message_stop", json!({"type": "message_stop"})),
     ])
 }
@@ -97,8 +123,10 @@ fn responses(reply: &Reply, model: &str, stream: bool) -> Wire {
         Reply::Shell(command) => json!({"type": "function_call", "id": fresh_id("fc"),
             "call_id": fresh_id("call"), "name": "exec_command", "status": "completed",
             "arguments": json!({"cmd": command}).to_string()}),
-        _ => json!({"type": "message", "id": fresh_id("msg"), "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": text_of(reply), "annotations": []}]}),
+        _ => {
+            json!({"type": "message", "id": fresh_id("msg"), "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text_of(reply), "annotations": []}]})
+        }
     };
     let usage = json!({"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
         "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15});
@@ -114,13 +142,22 @@ fn responses(reply: &Reply, model: &str, stream: bool) -> Wire {
     let mut added = item.clone();
     added["status"] = json!("in_progress");
     let mut events = vec![
-        named("response.created", json!({"type": "response.created", "response": pending})),
-        named("response.in_progress", json!({"type": "response.in_progress", "response": pending})),
+        named(
+            "response.created",
+            json!({"type": "response.created", "response": pending}),
+        ),
+        named(
+            "response.in_progress",
+            json!({"type": "response.in_progress", "response": pending}),
+        ),
     ];
     let item_id = item["id"].clone();
     if item["type"] == "message" {
         added["content"] = json!([]);
-        events.push(named("response.output_item.added", json!({"type": "response.output_item.added", "output_index": 0, "item": added})));
+        events.push(named(
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": added}),
+        ));
         let text = item["content"][0]["text"].clone();
         let at = json!({"item_id": item_id, "output_index": 0, "content_index": 0});
         let with = |kind: &str, extra: Value| {
@@ -131,17 +168,35 @@ fn responses(reply: &Reply, model: &str, stream: bool) -> Wire {
             }
             named(kind, event)
         };
-        events.push(with("response.content_part.added", json!({"part": {"type": "output_text", "text": "", "annotations": []}})));
+        events.push(with(
+            "response.content_part.added",
+            json!({"part": {"type": "output_text", "text": "", "annotations": []}}),
+        ));
         events.push(with("response.output_text.delta", json!({"delta": text})));
         events.push(with("response.output_text.done", json!({"text": text})));
-        events.push(with("response.content_part.done", json!({"part": item["content"][0]})));
+        events.push(with(
+            "response.content_part.done",
+            json!({"part": item["content"][0]}),
+        ));
     } else {
-        events.push(named("response.output_item.added", json!({"type": "response.output_item.added", "output_index": 0, "item": added})));
-        events.push(named("response.function_call_arguments.done", json!({"type": "response.function_call_arguments.done",
-            "item_id": item_id, "output_index": 0, "arguments": item["arguments"]})));
+        events.push(named(
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": added}),
+        ));
+        events.push(named(
+            "response.function_call_arguments.done",
+            json!({"type": "response.function_call_arguments.done",
+            "item_id": item_id, "output_index": 0, "arguments": item["arguments"]}),
+        ));
     }
-    events.push(named("response.output_item.done", json!({"type": "response.output_item.done", "output_index": 0, "item": item})));
-    events.push(named("response.completed", json!({"type": "response.completed", "response": done})));
+    events.push(named(
+        "response.output_item.done",
+        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+    ));
+    events.push(named(
+        "response.completed",
+        json!({"type": "response.completed", "response": done}),
+    ));
     for (number, (_, data)) in events.iter_mut().enumerate() {
         data["sequence_number"] = json!(number);
     }
@@ -156,21 +211,35 @@ fn chat(reply: &Reply, model: &str, stream: bool) -> Wire {
                 "arguments": json!({"command": command}).to_string()}}]}),
             "tool_calls",
         ),
-        _ => (json!({"role": "assistant", "content": text_of(reply)}), "stop"),
+        _ => (
+            json!({"role": "assistant", "content": text_of(reply)}),
+            "stop",
+        ),
     };
     let usage = json!({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15});
     let id = fresh_id("chatcmpl");
     if !stream {
-        return Wire::Json(json!({"id": id, "object": "chat.completion", "created": now_secs(), "model": model,
-            "usage": usage, "choices": [{"index": 0, "message": message, "finish_reason": finish}]}));
+        return Wire::Json(
+            json!({"id": id, "object": "chat.completion", "created": now_secs(), "model": model,
+            "usage": usage, "choices": [{"index": 0, "message": message, "finish_reason": finish}]}),
+        );
     }
     let chunk = |choice: Value, usage: Value| {
-        (None, json!({"id": id, "object": "chat.completion.chunk", "created": now_secs(), "model": model,
-            "choices": [choice], "usage": usage}))
+        (
+            None,
+            json!({"id": id, "object": "chat.completion.chunk", "created": now_secs(), "model": model,
+            "choices": [choice], "usage": usage}),
+        )
     };
     Wire::Sse(vec![
-        chunk(json!({"index": 0, "delta": message, "finish_reason": null}), Value::Null),
-        chunk(json!({"index": 0, "delta": {}, "finish_reason": finish}), usage),
+        chunk(
+            json!({"index": 0, "delta": message, "finish_reason": null}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"index": 0, "delta": {}, "finish_reason": finish}),
+            usage,
+        ),
         (None, Value::String("[DONE]".to_string())),
     ])
 }

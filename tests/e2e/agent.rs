@@ -60,8 +60,11 @@ impl Agent {
     pub fn pin(self) -> Pin {
         let path = super::repo_root().join("tests/e2e/agents.json");
         let text = std::fs::read_to_string(&path).expect("read tests/e2e/agents.json");
-        let pins: std::collections::BTreeMap<String, Pin> = serde_json::from_str(&text).expect("parse agents.json");
-        pins.get(self.name()).cloned().unwrap_or_else(|| panic!("{} is not pinned in agents.json", self.name()))
+        let pins: std::collections::BTreeMap<String, Pin> =
+            serde_json::from_str(&text).expect("parse agents.json");
+        pins.get(self.name())
+            .cloned()
+            .unwrap_or_else(|| panic!("{} is not pinned in agents.json", self.name()))
     }
 
     /// The installed executable, if it is there at the pinned version.
@@ -69,15 +72,28 @@ impl Agent {
         let pin = self.pin();
         let dir = super::agents_dir();
         let bin = dir.join("node_modules/.bin").join(&pin.bin);
-        let manifest = dir.join("node_modules").join(&pin.package).join("package.json");
+        let manifest = dir
+            .join("node_modules")
+            .join(&pin.package)
+            .join("package.json");
         let version = std::fs::read_to_string(&manifest)
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
             .and_then(|v| v["version"].as_str().map(str::to_string));
         match version {
             Some(v) if v == pin.version && bin.exists() => Ok(bin),
-            Some(v) => Err(format!("{} is {v} in {}, pinned {}", pin.package, dir.display(), pin.version)),
-            None => Err(format!("{}@{} is not installed in {}", pin.package, pin.version, dir.display())),
+            Some(v) => Err(format!(
+                "{} is {v} in {}, pinned {}",
+                pin.package,
+                dir.display(),
+                pin.version
+            )),
+            None => Err(format!(
+                "{}@{} is not installed in {}",
+                pin.package,
+                pin.version,
+                dir.display()
+            )),
         }
     }
 
@@ -85,7 +101,10 @@ impl Agent {
     /// panics with install instructions when the CLI is missing.
     pub fn require(self) -> Option<PathBuf> {
         if super::skip_requested() {
-            eprintln!("e2e: GUARD_E2E=skip is set: skipping the {} test", self.name());
+            eprintln!(
+                "e2e: GUARD_E2E=skip is set: skipping the {} test",
+                self.name()
+            );
             return None;
         }
         match self.installed() {
@@ -190,7 +209,14 @@ impl Agent {
     /// The argv (after the executable) for a headless run of `prompt`.
     pub fn args(self, prompt: &str) -> Vec<String> {
         let args: Vec<&str> = match self {
-            Agent::Claude => vec!["-p", prompt, "--output-format", "json", "--allowedTools", "Bash"],
+            Agent::Claude => vec![
+                "-p",
+                prompt,
+                "--output-format",
+                "json",
+                "--allowedTools",
+                "Bash",
+            ],
             Agent::Codex => vec![
                 "exec",
                 "--skip-git-repo-check",
@@ -199,7 +225,15 @@ impl Agent {
                 "workspace-write",
                 prompt,
             ],
-            Agent::Gemini => vec!["-p", prompt, "-m", "gemini-2.5-flash", "--output-format", "json", "--yolo"],
+            Agent::Gemini => vec![
+                "-p",
+                prompt,
+                "-m",
+                "gemini-2.5-flash",
+                "--output-format",
+                "json",
+                "--yolo",
+            ],
         };
         args.into_iter().map(str::to_string).collect()
     }
@@ -215,13 +249,18 @@ pub fn write_file(path: &Path, text: &str) {
 
 /// Writes `value` as pretty JSON to `path`.
 pub fn write_json(path: &Path, value: &Value) {
-    write_file(path, &serde_json::to_string_pretty(value).expect("serialize json"));
+    write_file(
+        path,
+        &serde_json::to_string_pretty(value).expect("serialize json"),
+    );
 }
 
 /// Reads a JSON file, or `{}` when it does not exist.
 pub fn read_json(path: &Path) -> Value {
     match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| panic!("parse {}: {e}", path.display())),
+        Ok(text) => {
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("parse {}: {e}", path.display()))
+        }
         Err(_) => json!({}),
     }
 }

@@ -13,10 +13,10 @@ use super::{Agent, HookPoint, Sandbox};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The extended regex (one capture group) that finds the judge prompt's nonce,
+/// The extended regex (one capture group) that finds the judge prompt's nonce
+/// in its boundary marker (`--- text-start NONCE ---`, src/judge/envelope.rs),
 /// which the test judge echoes back in its answer's `nonce` field.
-/// ASSUMPTION until the judge lands in main: adjust here, in this one place.
-pub const NONCE_PATTERN: &str = r#".*nonce[^A-Za-z0-9]{0,8}([A-Za-z0-9_-]{6,}).*"#;
+pub const NONCE_PATTERN: &str = r#".*--- text-start ([A-Za-z0-9_-]+) ---.*"#;
 
 impl Agent {
     /// The agent's name for `guard hook` and `guard install --agent`.
@@ -32,7 +32,11 @@ impl Agent {
 impl Sandbox {
     /// The hook command line that runs this build's guard for this agent.
     pub fn guard_hook_command(&self) -> String {
-        format!("'{}' hook {}", super::guard_bin().display(), self.agent.guard_name())
+        format!(
+            "'{}' hook {}",
+            super::guard_bin().display(),
+            self.agent.guard_name()
+        )
     }
 
     /// Registers `guard hook` at the turn end and before the shell tool by
@@ -57,7 +61,11 @@ impl Sandbox {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        assert!(output.status.success(), "guard install --agent {} failed:\n{text}", self.agent.guard_name());
+        assert!(
+            output.status.success(),
+            "guard install --agent {} failed:\n{text}",
+            self.agent.guard_name()
+        );
         text
     }
 
@@ -80,7 +88,13 @@ impl Sandbox {
         files.sort();
         files
             .iter()
-            .flat_map(|f| std::fs::read_to_string(f).unwrap_or_default().lines().map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|f| {
+                std::fs::read_to_string(f)
+                    .unwrap_or_default()
+                    .lines()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
             .filter_map(|l| serde_json::from_str(&l).ok())
             .collect()
     }
@@ -127,7 +141,10 @@ impl TestJudge {
 
     /// Sets the answer for one detector (`default` for all others).
     pub fn answer(&self, detector: &str, answer: &Value) -> &TestJudge {
-        write_file(&self.dir.join(format!("answer-{detector}.json")), &answer.to_string());
+        write_file(
+            &self.dir.join(format!("answer-{detector}.json")),
+            &answer.to_string(),
+        );
         self
     }
 
@@ -139,7 +156,11 @@ impl TestJudge {
 
     /// The detectors judged so far, in order.
     pub fn calls(&self) -> Vec<String> {
-        std::fs::read_to_string(self.dir.join("calls")).unwrap_or_default().lines().map(str::to_string).collect()
+        std::fs::read_to_string(self.dir.join("calls"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
 
     /// The last prompt the judge got for `detector`.
@@ -191,20 +212,47 @@ on_violation: deny
 reason: "E2E-GUARD-LAUNCH: launching is not allowed."
 "#;
 
+/// Knobs of the config [`Sandbox::use_e2e_detectors`] writes.
+#[derive(Debug, Clone)]
+pub struct GuardSettings {
+    /// `deadline.turn_end_ms`.
+    pub turn_end_ms: u64,
+    /// `deadline.gate_ms`.
+    pub gate_ms: u64,
+    /// `judge.timeout_ms`.
+    pub judge_timeout_ms: u64,
+    /// More top-level YAML (keys other than `judge`, `deadline`, `detectors`).
+    pub extra: String,
+}
+
+impl Default for GuardSettings {
+    fn default() -> Self {
+        GuardSettings {
+            turn_end_ms: 8000,
+            gate_ms: 4000,
+            judge_timeout_ms: 3000,
+            extra: String::new(),
+        }
+    }
+}
+
 impl Sandbox {
     /// Writes guard's user config with the e2e detectors ([`PUSH_DETECTOR`],
-    /// [`LAUNCH_DETECTOR`]), `judge` as the judge, short deadlines, and
-    /// `extra` YAML appended (later keys win).
-    pub fn use_e2e_detectors(&self, judge: &TestJudge, extra: &str) {
+    /// [`LAUNCH_DETECTOR`]) next to the built-in ones, `judge` as the judge,
+    /// and `settings`.
+    pub fn use_e2e_detectors(&self, judge: &TestJudge, settings: &GuardSettings) {
         let dir = self.scripts.join("detectors");
         write_file(&dir.join("e2e-push.yaml"), PUSH_DETECTOR);
         write_file(&dir.join("e2e-launch.yaml"), LAUNCH_DETECTOR);
         let yaml = format!(
-            "{judge}deadline:\n  turn_end_ms: 8000\n  gate_ms: 4000\n\
+            "{judge}deadline:\n  turn_end_ms: {turn_end}\n  gate_ms: {gate}\n\
              detectors:\n  e2e-push:\n    file: '{push}'\n  e2e-launch:\n    file: '{launch}'\n{extra}",
-            judge = judge.config_yaml(3000),
+            judge = judge.config_yaml(settings.judge_timeout_ms),
+            turn_end = settings.turn_end_ms,
+            gate = settings.gate_ms,
             push = dir.join("e2e-push.yaml").display(),
             launch = dir.join("e2e-launch.yaml").display(),
+            extra = settings.extra,
         );
         self.write_guard_config(&yaml);
     }

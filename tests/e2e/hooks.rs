@@ -62,14 +62,20 @@ pub fn record(dir: &Path, name: &str) -> HookScript {
 /// Exit 2 means "block, and tell the model why" to all three CLIs.
 pub fn block_once(dir: &Path, name: &str, reason: &str) -> HookScript {
     super::agent::write_file(&dir.join(format!("{name}.reason")), reason);
-    write_hook(dir, name, &format!("if [ \"$n\" -eq 1 ]; then cat \"$here/{name}.reason\" >&2; exit 2; fi\nexit 0"))
+    write_hook(
+        dir,
+        name,
+        &format!("if [ \"$n\" -eq 1 ]; then cat \"$here/{name}.reason\" >&2; exit 2; fi\nexit 0"),
+    )
 }
 
 /// Denies every pre-tool call with `reason`, in `agent`'s JSON dialect.
 pub fn deny(dir: &Path, name: &str, agent: Agent, reason: &str) -> HookScript {
     let answer = match agent {
-        Agent::Claude | Agent::Codex => json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-            "permissionDecision": "deny", "permissionDecisionReason": reason}}),
+        Agent::Claude | Agent::Codex => {
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "deny", "permissionDecisionReason": reason}})
+        }
         Agent::Gemini => json!({"decision": "deny", "reason": reason}),
     };
     super::agent::write_file(&dir.join(format!("{name}.stdout")), &answer.to_string());

@@ -68,7 +68,12 @@ pub fn run(launch: Launch) -> Outcome {
     command
         .arg("--")
         .arg(&launch.stub)
-        .args(["--loopback-up", "--port", &launch.port.to_string(), "--script"])
+        .args([
+            "--loopback-up",
+            "--port",
+            &launch.port.to_string(),
+            "--script",
+        ])
         .arg(launch.script)
         .arg("--log")
         .arg(launch.log)

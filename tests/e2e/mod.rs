@@ -63,7 +63,10 @@ pub fn stub_bin() -> PathBuf {
     BUILT
         .get_or_init(|| {
             let exe = std::env::current_exe().expect("current_exe");
-            let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
+            let profile_dir = exe
+                .parent()
+                .and_then(|deps| deps.parent())
+                .expect("target/<profile>/deps");
             let stub = profile_dir.join("examples/stub_model");
             if !stub.exists() {
                 let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
@@ -74,7 +77,11 @@ pub fn stub_bin() -> PathBuf {
                     .expect("run cargo build --example stub_model");
                 assert!(status.success(), "cargo build --example stub_model failed");
             }
-            assert!(stub.exists(), "stub model not found at {}; run `cargo build --example stub_model`", stub.display());
+            assert!(
+                stub.exists(),
+                "stub model not found at {}; run `cargo build --example stub_model`",
+                stub.display()
+            );
             stub
         })
         .clone()

@@ -49,14 +49,19 @@ impl Sandbox {
     /// are skipped on purpose (`GUARD_E2E=skip`). Panics if the CLI is missing.
     pub fn new(agent: Agent, test_name: &str) -> Option<Sandbox> {
         let bin = agent.require()?;
-        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e").join(format!("{}-{test_name}", agent.name()));
+        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join("e2e")
+            .join(format!("{}-{test_name}", agent.name()));
         let _ = std::fs::remove_dir_all(&root);
         let (home, work, scripts) = (root.join("home"), root.join("work"), root.join("scripts"));
         for dir in [&home, &work, &scripts] {
             std::fs::create_dir_all(dir).expect("create sandbox dir");
         }
         agent.write_base_config(&home);
-        let timeout = std::env::var("GUARD_E2E_TIMEOUT_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(120);
+        let timeout = std::env::var("GUARD_E2E_TIMEOUT_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(120);
         let sandbox = Sandbox {
             agent,
             bin,
@@ -116,7 +121,9 @@ impl Sandbox {
         if let Some(dir) = super::guard_bin().parent() {
             path.push(dir.to_path_buf());
         }
-        path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+        path.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
         let path = std::env::join_paths(path).expect("join PATH");
         let mut env = vec![
             ("PATH".to_string(), path.to_string_lossy().into_owned()),
@@ -157,9 +164,17 @@ impl Sandbox {
             self.root.display(),
             outcome.elapsed.as_secs_f64(),
             outcome.code,
-            if outcome.timed_out { " (TIMED OUT)" } else { "" }
+            if outcome.timed_out {
+                " (TIMED OUT)"
+            } else {
+                ""
+            }
         );
-        Run { agent: self.agent, log: StubLog::read(&self.log_path), outcome }
+        Run {
+            agent: self.agent,
+            log: StubLog::read(&self.log_path),
+            outcome,
+        }
     }
 }
 
@@ -182,7 +197,15 @@ impl Run {
 
     /// Everything useful to understand a failed assertion.
     pub fn debug(&self) -> String {
-        let tail = |s: &str| s.chars().rev().take(3000).collect::<Vec<_>>().into_iter().rev().collect::<String>();
+        let tail = |s: &str| {
+            s.chars()
+                .rev()
+                .take(3000)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<String>()
+        };
         format!(
             "agent {} exit {:?} after {:.1} s\n--- stdout ---\n{}\n--- stderr (tail) ---\n{}\n--- model calls ---\n{}",
             self.agent.name(),
@@ -196,7 +219,11 @@ impl Run {
 
     /// Asserts the CLI finished by itself with exit code 0.
     pub fn assert_success(&self) {
-        assert!(!self.outcome.timed_out && self.outcome.code == Some(0), "run did not succeed\n{}", self.debug());
+        assert!(
+            !self.outcome.timed_out && self.outcome.code == Some(0),
+            "run did not succeed\n{}",
+            self.debug()
+        );
     }
 
     /// The agent's final answer as printed on stdout (`result` of Claude's JSON,

@@ -122,7 +122,12 @@ pub struct ModelCall {
 impl ModelCall {
     /// The last user entry's text ("" when none).
     pub fn last_user(&self) -> &str {
-        self.conversation.iter().rev().find(|e| e.role == Role::User).map(|e| e.text.as_str()).unwrap_or("")
+        self.conversation
+            .iter()
+            .rev()
+            .find(|e| e.role == Role::User)
+            .map(|e| e.text.as_str())
+            .unwrap_or("")
     }
 
     /// The last entry of the conversation.
@@ -132,14 +137,28 @@ impl ModelCall {
 
     /// Texts of all entries with `role`.
     pub fn texts(&self, role: Role) -> Vec<&str> {
-        self.conversation.iter().filter(|e| e.role == role).map(|e| e.text.as_str()).collect()
+        self.conversation
+            .iter()
+            .filter(|e| e.role == role)
+            .map(|e| e.text.as_str())
+            .collect()
     }
 
     /// A one-line-per-entry summary, for assertion messages.
     pub fn summary(&self) -> String {
         self.conversation
             .iter()
-            .map(|e| format!("  {:?}: {}", e.role, e.text.chars().take(200).collect::<String>().replace('\n', "⏎")))
+            .map(|e| {
+                format!(
+                    "  {:?}: {}",
+                    e.role,
+                    e.text
+                        .chars()
+                        .take(200)
+                        .collect::<String>()
+                        .replace('\n', "⏎")
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -159,7 +178,9 @@ impl StubLog {
         let records = text
             .lines()
             .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad stub log line {l}: {e}")))
+            .map(|l| {
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("bad stub log line {l}: {e}"))
+            })
             .collect();
         StubLog { records }
     }
@@ -180,7 +201,16 @@ impl StubLog {
     pub fn summary(&self) -> String {
         self.model_calls()
             .iter()
-            .map(|c| format!("#{} {} turn={:?} reply={}\n{}", c.seq, c.path, c.turn, c.reply, c.summary()))
+            .map(|c| {
+                format!(
+                    "#{} {} turn={:?} reply={}\n{}",
+                    c.seq,
+                    c.path,
+                    c.turn,
+                    c.reply,
+                    c.summary()
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     }
