@@ -14,6 +14,7 @@ pub mod hook;
 pub mod judge;
 pub mod log;
 pub mod paths;
+pub mod redact;
 pub mod shell;
 pub mod state;
 pub mod transcript;

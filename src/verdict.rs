@@ -99,6 +99,19 @@ pub struct JudgeReport {
     /// The answer came from the verdict cache.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cache_hit: bool,
+    /// The model asked, when the backend takes one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Whether the answer echoed the envelope's nonce (absent when no answer
+    /// was read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nonce_ok: Option<bool>,
+    /// The judge's raw answer, redacted and cut to a few kilobytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// How many secrets of each type were redacted from the judged text.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub redactions: std::collections::BTreeMap<String, usize>,
 }
 
 impl JudgeReport {
@@ -111,6 +124,10 @@ impl JudgeReport {
             backend: None,
             latency_ms: None,
             cache_hit: false,
+            model: None,
+            nonce_ok: None,
+            answer: None,
+            redactions: std::collections::BTreeMap::new(),
         }
     }
 

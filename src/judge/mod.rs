@@ -1,26 +1,69 @@
-//! Layer 2: the LLM judge. (Placeholder until the judge module lands.)
+//! Layer 2, the LLM judge: asks a model whether a Layer-1 hit is a real
+//! violation.
+//!
+//! Only detectors whose keywords and signals hit reach this module. For each
+//! one the text is redacted of secrets, fenced in a nonce envelope
+//! ([`envelope`]), and sent to the configured backend ([`backends`], [`http`]);
+//! the last JSON object of the answer is checked and turned into a violation
+//! or an allow by the detector's decision rule ([`answer`]). Anything else
+//! (timeout, crash, bad answer, no backend) is a `Fail`, and the engine's
+//! failure policy decides what a failure means. Judgments for several
+//! detectors run in parallel under one deadline, and verdicts are cached
+//! ([`cache`]).
+
+pub mod answer;
+pub mod backends;
+pub mod cache;
+pub mod envelope;
+pub mod http;
+pub mod process;
 
 use crate::detector::JudgeSpec;
-use crate::verdict::JudgeReport;
+use crate::redact::{redact, Redacted};
+use crate::verdict::{JudgeOutcome, JudgeReport};
+use backends::RawAnswer;
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Instant;
 
-/// The `judge:` section of the config.
-#[derive(Debug, Clone, Deserialize)]
+/// How much of a judge's raw answer the report keeps (after redaction).
+const ANSWER_KEEP: usize = 4000;
+
+/// The `judge:` section of the configuration.
+#[derive(Deserialize, Clone, Debug, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct JudgeConfig {
     /// `auto`, `none`, `command`, `codex`, `claude`, `gemini` or `http`.
     pub backend: String,
-    /// The argv of the `command` backend.
+    /// The argv of the `command` backend (prompt on stdin, answer on stdout).
     pub command: Vec<String>,
-    /// Per-judgment timeout in milliseconds.
+    /// The model, for `codex`, `claude`, `gemini` and `http`.
+    pub model: Option<String>,
+    /// The base URL of the `http` backend (`/chat/completions` is added).
+    pub url: Option<String>,
+    /// The environment variable holding the `http` backend's API key.
+    pub api_key_env: Option<String>,
+    /// Time allowed for one judgment, in milliseconds (the hook's own
+    /// deadline may cut it shorter).
     pub timeout_ms: u64,
+    /// The judge's output size cap, in bytes.
+    pub max_output_bytes: u64,
+    /// How long a verdict stays in the cache, in seconds (0 = no cache).
+    pub cache_ttl_s: u64,
 }
 
 impl Default for JudgeConfig {
     fn default() -> Self {
-        JudgeConfig { backend: "auto".into(), command: Vec::new(), timeout_ms: 15000 }
+        JudgeConfig {
+            backend: "auto".into(),
+            command: Vec::new(),
+            model: None,
+            url: None,
+            api_key_env: None,
+            timeout_ms: 15_000,
+            max_output_bytes: 1024 * 1024,
+            cache_ttl_s: 24 * 3600,
+        }
     }
 }
 
@@ -28,26 +71,187 @@ impl Default for JudgeConfig {
 pub struct JudgeRequest<'a> {
     /// The detector's name.
     pub detector: &'a str,
-    /// Its judge spec.
+    /// The detector's judge section.
     pub spec: &'a JudgeSpec,
-    /// The text, truncated, not yet redacted.
+    /// The text to judge, already truncated, not yet redacted.
     pub text: &'a str,
 }
 
-/// What every judgment of one event shares.
+/// What all judgments of one hook call share.
 pub struct JudgeContext<'a> {
-    /// The hook's deadline.
+    /// The hook's deadline: every judge child is killed by then.
     pub deadline: Instant,
-    /// Where the verdict cache lives.
+    /// Where verdicts are cached (`None`: no cache).
     pub cache_dir: Option<&'a Path>,
 }
 
-/// Judges every request; same order as the requests.
-pub fn judge_all(_cfg: &JudgeConfig, requests: &[JudgeRequest], _ctx: &JudgeContext) -> Vec<JudgeReport> {
-    requests.iter().map(|_| JudgeReport::failed("no judge backend")).collect()
+/// The CLI backends `auto` looks for, in order.
+const AUTO_ORDER: [&str; 3] = ["codex", "claude", "gemini"];
+
+/// The backend `cfg` names; for `auto`, the first of codex, claude, gemini
+/// found on `PATH`, else `none`.
+pub fn resolve_backend(cfg: &JudgeConfig) -> String {
+    let name = cfg.backend.trim().to_ascii_lowercase();
+    if name != "auto" {
+        return name;
+    }
+    AUTO_ORDER.iter().find(|p| backends::on_path(p)).map(|p| p.to_string()).unwrap_or_else(|| "none".into())
 }
 
-/// What `auto` resolves to.
-pub fn resolve_backend(cfg: &JudgeConfig) -> String {
-    cfg.backend.clone()
+/// Judges every request, concurrently, and returns one report per request in
+/// the same order. Never panics; each outcome is Violation, Allow or Fail.
+pub fn judge_all(cfg: &JudgeConfig, requests: &[JudgeRequest], ctx: &JudgeContext) -> Vec<JudgeReport> {
+    let backend = resolve_backend(cfg);
+    let redacted: Vec<Redacted> = requests.iter().map(|r| redact(r.text)).collect();
+    let keys: Vec<String> =
+        requests.iter().zip(&redacted).map(|(r, red)| cache::key(r.detector, r.spec.version, &red.text)).collect();
+    let mut reports: Vec<Option<JudgeReport>> = requests
+        .iter()
+        .zip(&keys)
+        .map(|(_, key)| ctx.cache_dir.and_then(|dir| cache::lookup(dir, key, cfg.cache_ttl_s)).map(cached_report))
+        .collect();
+
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..requests.len())
+            .filter(|&i| reports[i].is_none())
+            .map(|i| {
+                let (request, red, backend) = (&requests[i], &redacted[i], backend.as_str());
+                let spawned = std::thread::Builder::new()
+                    .name(format!("judge-{}", request.detector))
+                    .spawn_scoped(scope, move || judge_one(cfg, backend, request, red, ctx.deadline));
+                (i, spawned)
+            })
+            .collect();
+        for (i, handle) in handles {
+            let report = match handle {
+                Ok(handle) => handle.join().unwrap_or_else(|_| JudgeReport::failed("the judge thread panicked")),
+                Err(e) => JudgeReport::failed(format!("cannot start a judge thread: {e}")),
+            };
+            reports[i] = Some(report);
+        }
+    });
+
+    let mut out = Vec::with_capacity(requests.len());
+    for (i, report) in reports.into_iter().enumerate() {
+        let mut report = report.unwrap_or_else(|| JudgeReport::failed("no judgment"));
+        if let (Some(dir), false) = (ctx.cache_dir, report.cache_hit) {
+            let verdict = cache::Cached {
+                outcome: report.outcome,
+                fields: report.fields.clone(),
+                backend: report.backend.clone(),
+                model: report.model.clone(),
+            };
+            cache::store(dir, &keys[i], cfg.cache_ttl_s, &verdict);
+        }
+        report.redactions = redacted[i].counts.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        out.push(report);
+    }
+    out
 }
+
+fn cached_report(cached: cache::Cached) -> JudgeReport {
+    JudgeReport {
+        outcome: cached.outcome,
+        fields: cached.fields,
+        backend: cached.backend,
+        model: cached.model,
+        latency_ms: Some(0),
+        cache_hit: true,
+        ..JudgeReport::skipped()
+    }
+}
+
+/// One judgment: envelope, backend call, answer check.
+fn judge_one(cfg: &JudgeConfig, backend: &str, request: &JudgeRequest, red: &Redacted, hook_deadline: Instant) -> JudgeReport {
+    let started = Instant::now();
+    let deadline = hook_deadline.min(started + std::time::Duration::from_millis(cfg.timeout_ms));
+    let nonce = envelope::fresh_nonce();
+    let prompt = envelope::build(request.spec, &nonce, &red.text);
+    let schema = request.spec.answer_schema();
+    let model = match backend {
+        "codex" | "claude" | "gemini" | "http" => cfg.model.clone(),
+        _ => None,
+    };
+    let raw: Result<RawAnswer, String> = if Instant::now() >= deadline {
+        Err("no time left for the judge".into())
+    } else {
+        match backend {
+            "none" => Err("no judge backend (judge.backend is none, or auto found no judge CLI)".into()),
+            "http" => ask_http(cfg, &prompt, &schema, deadline),
+            "command" if cfg.command.is_empty() => Err("judge.command is empty".into()),
+            other => backends::ask(&backends::Call {
+                backend: other,
+                command: &cfg.command,
+                model: model.as_deref(),
+                detector: request.detector,
+                prompt: &prompt,
+                schema: &schema,
+                deadline,
+                max_output_bytes: cfg.max_output_bytes,
+                tag: &nonce,
+            }),
+        }
+    };
+    let mut report = match raw {
+        Err(error) => JudgeReport::failed(redact(&error).text),
+        Ok(answer) => {
+            let checked = match &answer {
+                RawAnswer::Text(text) => answer::judge_output(request.spec, &nonce, text),
+                RawAnswer::Object(object) => answer::judge_object(request.spec, &nonce, object.clone()),
+            };
+            let mut report = match checked {
+                Ok(judgment) => JudgeReport {
+                    outcome: judgment.outcome,
+                    fields: redact_fields(judgment.fields),
+                    nonce_ok: Some(true),
+                    ..JudgeReport::skipped()
+                },
+                Err(error) => JudgeReport { nonce_ok: error.nonce_ok(), ..JudgeReport::failed(error.to_string()) },
+            };
+            report.answer = Some(truncate(&redact(&answer.as_text()).text, ANSWER_KEEP));
+            report
+        }
+    };
+    if report.outcome == JudgeOutcome::Skipped {
+        report.outcome = JudgeOutcome::Fail;
+    }
+    report.backend = Some(backend.to_string());
+    report.model = model;
+    report.latency_ms = Some(started.elapsed().as_millis() as u64);
+    report
+}
+
+fn ask_http(cfg: &JudgeConfig, prompt: &str, schema: &serde_json::Value, deadline: Instant) -> Result<RawAnswer, String> {
+    let url = cfg.url.as_deref().ok_or("judge.url is not set for the http backend")?;
+    let model = cfg.model.as_deref().ok_or("judge.model is not set for the http backend")?;
+    let api_key = match &cfg.api_key_env {
+        Some(var) => Some(std::env::var(var).map_err(|_| format!("the environment variable {var} (judge.api_key_env) is not set"))?),
+        None => None,
+    };
+    http::ask(&http::HttpCall { url, model, api_key, prompt, schema, deadline, max_output_bytes: cfg.max_output_bytes })
+}
+
+/// String fields (e.g. the judge's `reason`) may quote the text: redact them.
+fn redact_fields(fields: serde_json::Map<String, serde_json::Value>) -> serde_json::Map<String, serde_json::Value> {
+    fields
+        .into_iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => (k, serde_json::Value::String(redact(&s).text)),
+            other => (k, other),
+        })
+        .collect()
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &text[..cut])
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,179 @@
+//! The verdict cache: a judgment already made is not paid for twice.
+//!
+//! An agent often ends several turns with the same closing text, and a
+//! retried hook sees the same text again. A verdict is keyed by the
+//! detector, its prompt version and the hash of the redacted text, kept for
+//! a TTL, one small JSON file per key in the state directory (written to a
+//! temporary file, then renamed, so readers never see half a file). Only
+//! violations and allows are cached; a failed judgment is retried next time.
+
+use crate::verdict::JudgeOutcome;
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A cached verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cached {
+    /// Violation or Allow.
+    pub outcome: JudgeOutcome,
+    /// The fields, as in the report.
+    pub fields: Map<String, Value>,
+    /// The backend that judged.
+    pub backend: Option<String>,
+    /// The model that judged.
+    pub model: Option<String>,
+}
+
+/// The cache key: hex SHA-256 over the detector, the prompt version and the
+/// SHA-256 of the redacted text.
+pub fn key(detector: &str, version: u32, redacted_text: &str) -> String {
+    let text_hash = Sha256::digest(redacted_text.as_bytes());
+    let mut h = Sha256::new();
+    h.update(detector.as_bytes());
+    h.update([0u8]);
+    h.update(version.to_le_bytes());
+    h.update(text_hash);
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn entry_path(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("verdict-{key}.json"))
+}
+
+fn now_s() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// The verdict stored under `key`, if younger than `ttl_s` seconds.
+pub fn lookup(dir: &Path, key: &str, ttl_s: u64) -> Option<Cached> {
+    if ttl_s == 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(entry_path(dir, key)).ok()?;
+    let entry: Map<String, Value> = serde_json::from_str(&text).ok()?;
+    let created = entry.get("created")?.as_u64()?;
+    if now_s().saturating_sub(created) >= ttl_s || created > now_s() + 60 {
+        return None;
+    }
+    let outcome = match entry.get("outcome")?.as_str()? {
+        "violation" => JudgeOutcome::Violation,
+        "allow" => JudgeOutcome::Allow,
+        _ => return None,
+    };
+    let fields = entry.get("fields")?.as_object()?.clone();
+    let text_of = |k: &str| entry.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(Cached { outcome, fields, backend: text_of("backend"), model: text_of("model") })
+}
+
+/// Stores a verdict (only Violation and Allow; others are ignored). Errors are
+/// ignored too: the cache is an optimisation.
+pub fn store(dir: &Path, key: &str, ttl_s: u64, verdict: &Cached) {
+    let outcome = match verdict.outcome {
+        JudgeOutcome::Violation => "violation",
+        JudgeOutcome::Allow => "allow",
+        _ => return,
+    };
+    if ttl_s == 0 || std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let entry = json!({
+        "created": now_s(),
+        "outcome": outcome,
+        "fields": verdict.fields,
+        "backend": verdict.backend,
+        "model": verdict.model,
+    });
+    let path = entry_path(dir, key);
+    let tmp = dir.join(format!(".verdict-{key}.{}.tmp", std::process::id()));
+    if std::fs::write(&tmp, entry.to_string()).is_ok() && std::fs::rename(&tmp, &path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    // About one store in 256 (keys are uniform hashes) sweeps expired entries,
+    // so the directory stays small without a separate cleaner.
+    if key.starts_with("00") {
+        prune(dir, ttl_s);
+    }
+}
+
+/// Removes the entries older than `ttl_s` (and unreadable ones).
+pub fn prune(dir: &Path, ttl_s: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let now = now_s();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with("verdict-") && name.ends_with(".json")) {
+            continue;
+        }
+        let created = std::fs::read_to_string(entry.path())
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v.get("created").and_then(Value::as_u64));
+        if created.is_none_or(|c| now.saturating_sub(c) >= ttl_s) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("guard-cache-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    fn verdict(outcome: JudgeOutcome) -> Cached {
+        let mut fields = Map::new();
+        fields.insert("new_proposal".into(), Value::Bool(true));
+        Cached { outcome, fields, backend: Some("command".into()), model: None }
+    }
+
+    #[test]
+    fn key_depends_on_every_part() {
+        let k = key("a", 1, "text");
+        assert_eq!(k.len(), 64);
+        assert_eq!(k, key("a", 1, "text"));
+        assert_ne!(k, key("b", 1, "text"));
+        assert_ne!(k, key("a", 2, "text"));
+        assert_ne!(k, key("a", 1, "text2"));
+    }
+
+    #[test]
+    fn store_then_lookup() {
+        let d = dir("roundtrip");
+        let k = key("a", 1, "t");
+        store(&d, &k, 60, &verdict(JudgeOutcome::Violation));
+        assert_eq!(lookup(&d, &k, 60), Some(verdict(JudgeOutcome::Violation)));
+        assert_eq!(lookup(&d, &k, 0), None);
+        assert_eq!(lookup(&d, &key("a", 1, "other"), 60), None);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn failures_are_not_stored_and_old_entries_expire() {
+        let d = dir("fail");
+        let k = key("a", 1, "t");
+        store(&d, &k, 60, &verdict(JudgeOutcome::Fail));
+        assert_eq!(lookup(&d, &k, 60), None);
+        std::fs::create_dir_all(&d).unwrap();
+        let old = json!({"created": now_s() - 100, "outcome": "allow", "fields": {}});
+        std::fs::write(entry_path(&d, &k), old.to_string()).unwrap();
+        assert_eq!(lookup(&d, &k, 60), None);
+        assert!(lookup(&d, &k, 1000).is_some());
+        let fresh = key("b", 1, "t");
+        store(&d, &fresh, 60, &verdict(JudgeOutcome::Allow));
+        prune(&d, 60);
+        assert!(!entry_path(&d, &k).exists(), "expired entry pruned");
+        assert!(entry_path(&d, &fresh).exists(), "fresh entry kept");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
