@@ -97,10 +97,11 @@ fn gate_fails_safe_when_the_judge_hangs(agent: Agent) {
         .map(|c| c.texts(Role::ToolResult).join("\n"))
         .unwrap_or_default();
     assert!(
-        results.contains("guard"),
+        results.contains("E2E-GUARD-LAUNCH"),
         "guard's reason did not reach the model\n{}",
         run.debug()
     );
+    assert_eq!(judge.calls(), ["e2e-launch"], "the judge was asked, and hung");
 }
 
 /// The judge's answer that flags a push as unverified.
@@ -183,6 +184,7 @@ fn turn_end_is_allowed_when_the_judge_hangs(agent: Agent) {
         .collect();
     assert_eq!(stops.len(), 1, "{stops:?}");
     assert_eq!(stops[0]["verdict"], "allow", "{stops:?}");
+    assert_eq!(judge.calls(), ["e2e-push"], "the judge was asked, and hung");
 }
 
 /// Loop guard: a model that never verifies is blocked `max_blocks` times, then
@@ -201,6 +203,13 @@ fn loop_guard_releases_a_stuck_turn(agent: Agent) {
         "three blocks (max_blocks 3), then released\n{}",
         run.debug()
     );
+    for call in &calls[1..] {
+        assert!(
+            call.last_user().contains("E2E-GUARD-PUSH"),
+            "each retry follows guard's feedback\n{}",
+            run.debug()
+        );
+    }
     let verdicts: Vec<String> = sandbox
         .decisions()
         .iter()
@@ -255,12 +264,10 @@ macro_rules! for_each_agent {
             #[test]
             fn turn_end_is_allowed_when_the_judge_hangs() { super::turn_end_is_allowed_when_the_judge_hangs(Agent::$agent) }
             #[test]
-            #[ignore = "needs the judge (src/judge) in main"]
             fn push_without_verification_is_blocked_then_allowed() {
                 super::push_without_verification_is_blocked_then_allowed(Agent::$agent)
             }
             #[test]
-            #[ignore = "needs the judge (src/judge) in main"]
             fn loop_guard_releases_a_stuck_turn() { super::loop_guard_releases_a_stuck_turn(Agent::$agent) }
             #[test]
             #[ignore = "needs the built-in dangerous-command detector in main"]
