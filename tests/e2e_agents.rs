@@ -238,3 +238,22 @@ fn jail_has_only_loopback() {
         .collect();
     assert_eq!(interfaces, ["lo"], "{}", outcome.stdout);
 }
+
+/// Codex runs only trusted hooks: without `--dangerously-bypass-hook-trust`
+/// (and with no trust recorded by `/hooks`), `codex exec` skips the Stop hook
+/// without a word. This is why `guard install` tells Codex users to trust
+/// guard's hooks, and why the harness passes the flag.
+#[test]
+fn codex_exec_skips_untrusted_hooks() {
+    let Some(mut sandbox) = Sandbox::new(Agent::Codex, "untrusted-hooks") else {
+        return;
+    };
+    sandbox.bypass_hook_trust = false;
+    let hook = hooks::block_once(&sandbox.scripts, "stop", FEEDBACK);
+    sandbox.add_hook(HookPoint::TurnEnd, &hook.command());
+    sandbox.script(&[Turn::text(FIRST)]);
+    let run = sandbox.run("Finish the task.");
+    run.assert_success();
+    assert!(hook.calls().is_empty(), "an untrusted hook ran: {:?}", hook.calls());
+    assert_eq!(run.calls().len(), 1, "{}", run.debug());
+}

@@ -42,6 +42,9 @@ pub struct Sandbox {
     pub extra_env: Vec<(String, String)>,
     /// Deadline for one run.
     pub timeout: Duration,
+    /// Codex only: pass `--dangerously-bypass-hook-trust` (default true;
+    /// without it `codex exec` silently skips hooks nobody trusted).
+    pub bypass_hook_trust: bool,
 }
 
 impl Sandbox {
@@ -73,6 +76,7 @@ impl Sandbox {
             scripts,
             extra_env: Vec::new(),
             timeout: Duration::from_secs(timeout),
+            bypass_hook_trust: true,
         };
         sandbox.script(&[Turn::text("stub_model: the test wrote no script")]);
         Some(sandbox)
@@ -147,7 +151,12 @@ impl Sandbox {
     /// Runs the agent headless on `prompt`, inside the jail, and collects the result.
     pub fn run(&self, prompt: &str) -> Run {
         let mut argv = vec![self.bin.display().to_string()];
-        argv.extend(self.agent.args(prompt));
+        argv.extend(
+            self.agent
+                .args(prompt)
+                .into_iter()
+                .filter(|a| self.bypass_hook_trust || a != "--dangerously-bypass-hook-trust"),
+        );
         let outcome = jail::run(jail::Launch {
             stub: super::stub_bin(),
             script: &self.script_path,
