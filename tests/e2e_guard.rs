@@ -2,8 +2,8 @@
 //! against the stub model: the hook is registered in a fresh HOME, the real
 //! CLI calls it, and the test checks what reached the model and what ran.
 //!
-//! For now the hooks are registered by hand (`register_guard_hooks`); the
-//! scenarios switch to `guard install` once it exists. Needs the pinned CLIs:
+//! guard is wired in with `guard install --agent X` (by hand while the tree
+//! has no `guard install`). Needs the pinned CLIs:
 //! `tests/e2e/install-agents.sh`; `GUARD_E2E=skip` skips on purpose.
 
 mod e2e;
@@ -12,8 +12,10 @@ use e2e::guard::{GuardSettings, TestJudge};
 use e2e::{Agent, Role, Sandbox, Turn};
 use serde_json::json;
 
-/// A sandbox with guard's hooks and the e2e detectors, or `None` when skipped
-/// (on purpose, or because guard has no adapter for the agent yet).
+/// A sandbox with guard wired in and the e2e detectors, or `None` when skipped
+/// (on purpose, or because guard has no adapter for the agent yet). guard is
+/// wired with `guard install --agent X` once that command exists in the tree
+/// (`src/install`), else by hand.
 fn guarded(
     agent: Agent,
     name: &str,
@@ -31,7 +33,12 @@ fn guarded(
     let sandbox = Sandbox::new(agent, name)?;
     let judge = TestJudge::new(&sandbox.scripts, &judge_answer);
     sandbox.use_e2e_detectors(&judge, &GuardSettings::default());
-    sandbox.register_guard_hooks();
+    if e2e::repo_root().join("src/install").exists() {
+        sandbox.guard_install(&[]);
+    } else {
+        eprintln!("e2e: no `guard install` in this tree yet: registering `guard hook` by hand");
+        sandbox.register_guard_hooks();
+    }
     Some((sandbox, judge))
 }
 
@@ -101,7 +108,11 @@ fn gate_fails_safe_when_the_judge_hangs(agent: Agent) {
         "guard's reason did not reach the model\n{}",
         run.debug()
     );
-    assert_eq!(judge.calls(), ["e2e-launch"], "the judge was asked, and hung");
+    assert_eq!(
+        judge.calls(),
+        ["e2e-launch"],
+        "the judge was asked, and hung"
+    );
 }
 
 /// The judge's answer that flags a push as unverified.
