@@ -254,6 +254,10 @@ fn codex_exec_skips_untrusted_hooks() {
     sandbox.script(&[Turn::text(FIRST)]);
     let run = sandbox.run("Finish the task.");
     run.assert_success();
-    assert!(hook.calls().is_empty(), "an untrusted hook ran: {:?}", hook.calls());
+    assert!(
+        hook.calls().is_empty(),
+        "an untrusted hook ran: {:?}",
+        hook.calls()
+    );
     assert_eq!(run.calls().len(), 1, "{}", run.debug());
 }

@@ -81,28 +81,54 @@ impl Sandbox {
 
     /// Every record of guard's decision logs, oldest file first.
     pub fn decisions(&self) -> Vec<Value> {
-        let dir = self.home.join(".local/state/guard/logs");
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|entries| entries.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default();
-        files.sort();
-        files
-            .iter()
-            .flat_map(|f| {
-                std::fs::read_to_string(f)
-                    .unwrap_or_default()
-                    .lines()
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            })
-            .filter_map(|l| serde_json::from_str(&l).ok())
-            .collect()
+        decisions_in(&self.home)
     }
 
     /// The agent's hook config as it is now (after `guard install`, say).
     pub fn hooks_config(&self) -> Value {
         read_json(&self.agent.hooks_file(&self.home))
     }
+}
+
+/// Every record of guard's decision logs under `home`, oldest file first.
+pub fn decisions_in(home: &Path) -> Vec<Value> {
+    let dir = home.join(".local/state/guard/logs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            text.lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect::<Vec<Value>>()
+        })
+        .collect()
+}
+
+/// One line per decision record: event, verdict, latency, reason, errors.
+pub fn decisions_summary(home: &Path) -> String {
+    decisions_in(home)
+        .iter()
+        .map(|d| {
+            let reason: String = d["reason"]
+                .as_str()
+                .unwrap_or("")
+                .chars()
+                .take(160)
+                .collect();
+            format!(
+                "  {} {} {}ms {reason} {}",
+                d["event"].as_str().unwrap_or("?"),
+                d["verdict"].as_str().unwrap_or("?"),
+                d["latency_ms"].as_f64().unwrap_or(0.0) as u64,
+                d.get("errors").map(|e| e.to_string()).unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A scripted judge for guard's `command` backend. It records each prompt,

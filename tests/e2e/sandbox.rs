@@ -183,6 +183,7 @@ impl Sandbox {
             agent: self.agent,
             log: StubLog::read(&self.log_path),
             outcome,
+            home: self.home.clone(),
         }
     }
 }
@@ -196,6 +197,8 @@ pub struct Run {
     pub outcome: jail::Outcome,
     /// What the stub saw and answered.
     pub log: StubLog,
+    /// The sandbox HOME (for guard's decision log in `debug`).
+    pub home: PathBuf,
 }
 
 impl Run {
@@ -216,13 +219,14 @@ impl Run {
                 .collect::<String>()
         };
         format!(
-            "agent {} exit {:?} after {:.1} s\n--- stdout ---\n{}\n--- stderr (tail) ---\n{}\n--- model calls ---\n{}",
+            "agent {} exit {:?} after {:.1} s\n--- stdout ---\n{}\n--- stderr (tail) ---\n{}\n--- model calls ---\n{}\n--- guard decisions ---\n{}",
             self.agent.name(),
             self.outcome.code,
             self.outcome.elapsed.as_secs_f64(),
             tail(&self.outcome.stdout),
             tail(&self.outcome.stderr),
-            self.log.summary()
+            self.log.summary(),
+            super::guard::decisions_summary(&self.home)
         )
     }
 
