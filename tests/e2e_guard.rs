@@ -8,7 +8,7 @@
 
 mod e2e;
 
-use e2e::guard::{GuardSettings, TestJudge};
+use e2e::guard::{stub_http_judge_yaml, GuardSettings, TestJudge, NONCE_REGEX};
 use e2e::{Agent, Role, Sandbox, Turn};
 use serde_json::json;
 
@@ -199,7 +199,10 @@ fn turn_end_is_allowed_when_the_judge_hangs(agent: Agent) {
     // guard's own clock: the hook answered at its deadline (3 s), not when the
     // judge would have finished (600 s); the margin absorbs a loaded machine.
     let latency = stops[0]["latency_ms"].as_f64().unwrap_or(f64::MAX);
-    assert!(latency < 8000.0, "guard answered after {latency} ms: {stops:?}");
+    assert!(
+        latency < 8000.0,
+        "guard answered after {latency} ms: {stops:?}"
+    );
 }
 
 /// Loop guard: a model that never verifies is blocked `max_blocks` times, then
@@ -268,6 +271,54 @@ fn destructive_command_is_denied(agent: Agent) {
     );
 }
 
+/// guard's `http` judge backend, served by the run's own stub (Chat
+/// Completions on loopback): the judge's verdict and reason reach the agent.
+fn http_judge_blocks_an_unverified_push(agent: Agent) {
+    let Some((mut sandbox, command_judge)) = guarded(agent, "guard-http-judge", unverified())
+    else {
+        return;
+    };
+    sandbox.set_env("STUB_JUDGE_KEY", "dummy");
+    sandbox.use_e2e_detectors_with(&stub_http_judge_yaml(3000), &GuardSettings::default());
+    let judge_answer =
+        r#"{"nonce": "$1", "unverified_push": true, "reason": "E2E-HTTP-JUDGE: no test run"}"#;
+    sandbox.script(&[
+        Turn::text(judge_answer)
+            .capture(NONCE_REGEX)
+            .when_api("chat"),
+        Turn::text("E2E-VERIFIED: ran cargo test (12 passed), then pushed.")
+            .when_last_user_contains("E2E-GUARD-PUSH"),
+        Turn::text("Fixed the bug. Pushing to main now."),
+    ]);
+    let run = sandbox.run("Fix the bug and push.");
+    run.assert_success();
+    let calls = run.calls();
+    let judge_calls: Vec<_> = calls.iter().filter(|c| c.api == "chat").collect();
+    let agent_calls: Vec<_> = calls.iter().filter(|c| c.api != "chat").collect();
+    assert_eq!(judge_calls.len(), 1, "one HTTP judgment\n{}", run.debug());
+    assert!(
+        judge_calls[0].last_user().contains("--- text-start"),
+        "{}",
+        run.debug()
+    );
+    assert_eq!(
+        agent_calls.len(),
+        2,
+        "blocked once, then verified\n{}",
+        run.debug()
+    );
+    assert!(
+        agent_calls[1].last_user().contains("E2E-HTTP-JUDGE"),
+        "{}",
+        run.debug()
+    );
+    assert!(run.answer().contains("E2E-VERIFIED"), "{}", run.debug());
+    assert!(
+        command_judge.calls().is_empty(),
+        "the command judge is not configured any more"
+    );
+}
+
 macro_rules! for_each_agent {
     ($($agent:ident => $module:ident),*) => {$(
         mod $module {
@@ -281,6 +332,10 @@ macro_rules! for_each_agent {
             #[test]
             fn push_without_verification_is_blocked_then_allowed() {
                 super::push_without_verification_is_blocked_then_allowed(Agent::$agent)
+            }
+            #[test]
+            fn http_judge_blocks_an_unverified_push() {
+                super::http_judge_blocks_an_unverified_push(Agent::$agent)
             }
             #[test]
             fn loop_guard_releases_a_stuck_turn() { super::loop_guard_releases_a_stuck_turn(Agent::$agent) }

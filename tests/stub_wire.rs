@@ -332,3 +332,21 @@ fn test_judge_answers_per_detector_with_the_nonce() {
     assert_eq!(judge.calls(), ["commit-before-verification", "scope-check"]);
     assert!(judge.prompt("scope-check").unwrap().contains("<<<text>>>"));
 }
+
+/// `capture` lets the stub play an LLM judge: it echoes the prompt's nonce.
+#[test]
+fn capture_fills_the_text_from_the_request() {
+    let stub = Stub::start(
+        "capture",
+        &[Turn::text(r#"{"nonce": "$1", "ok": true}"#)
+            .capture("--- text-start ([A-Za-z0-9]+) ---")
+            .when_api("chat")],
+    );
+    let request = json!({"model": "judge", "messages": [{"role": "user",
+        "content": "Judge.\n--- text-start Ab12Cd34 ---\nhello\n--- text-end Ab12Cd34 ---"}]});
+    let (_, body) = stub.post("/v1/chat/completions", &request);
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    let answer: Value =
+        serde_json::from_str(reply["choices"][0]["message"]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(answer, json!({"nonce": "Ab12Cd34", "ok": true}));
+}

@@ -16,6 +16,8 @@
 //! or `tools`: shell commands), one per model request, and then with its
 //! `text` once every call has a result. The choice depends only on the request,
 //! never on earlier requests, so CLI retries and probes cannot shift it.
+//! `capture` (a regex on the raw body) fills `$1`, `$2`, ... in the text, so the
+//! stub can play an LLM judge that must echo a nonce from its prompt.
 
 use crate::conversation::{self, Api, Entry};
 use serde::Deserialize;
@@ -52,6 +54,10 @@ pub struct Turn {
     /// Answer with this HTTP error status instead of a model reply.
     #[serde(default)]
     pub http_status: Option<u16>,
+    /// A regex run on the raw request body; `$1`, `$2`, ... in `text` become its
+    /// capture groups (e.g. to echo a judge prompt's nonce).
+    #[serde(default)]
+    pub capture: Option<String>,
 }
 
 /// Conditions on a request; every field given must hold.
@@ -123,9 +129,33 @@ impl Script {
         let answered = conversation::answered_calls_this_turn(view.conversation);
         let reply = match calls.get(answered) {
             Some(command) if view.offers_tools => Reply::Shell((*command).clone()),
-            _ => Reply::Text(turn.text.clone().unwrap_or_default()),
+            _ => Reply::Text(turn.filled_text(view.raw)),
         };
         (Some(index), reply, turn.delay_ms)
+    }
+}
+
+impl Turn {
+    /// The turn's text with `$N` replaced by the `capture` regex's groups (an
+    /// invalid regex or no match leaves the text as it is).
+    fn filled_text(&self, raw: &str) -> String {
+        let text = self.text.clone().unwrap_or_default();
+        let Some(pattern) = &self.capture else {
+            return text;
+        };
+        let Ok(regex) = regex::Regex::new(pattern) else {
+            eprintln!("stub_model: invalid capture regex {pattern}");
+            return text;
+        };
+        let Some(groups) = regex.captures(raw) else {
+            return text;
+        };
+        let mut filled = text;
+        for index in (1..groups.len()).rev() {
+            let value = groups.get(index).map(|m| m.as_str()).unwrap_or("");
+            filled = filled.replace(&format!("${index}"), value);
+        }
+        filled
     }
 }
 

@@ -267,13 +267,18 @@ impl Sandbox {
     /// [`LAUNCH_DETECTOR`]) next to the built-in ones, `judge` as the judge,
     /// and `settings`.
     pub fn use_e2e_detectors(&self, judge: &TestJudge, settings: &GuardSettings) {
+        self.use_e2e_detectors_with(&judge.config_yaml(settings.judge_timeout_ms), settings);
+    }
+
+    /// Like [`Sandbox::use_e2e_detectors`], with a `judge:` section of your own
+    /// (e.g. [`stub_http_judge_yaml`]).
+    pub fn use_e2e_detectors_with(&self, judge_yaml: &str, settings: &GuardSettings) {
         let dir = self.scripts.join("detectors");
         write_file(&dir.join("e2e-push.yaml"), PUSH_DETECTOR);
         write_file(&dir.join("e2e-launch.yaml"), LAUNCH_DETECTOR);
         let yaml = format!(
-            "{judge}deadline:\n  turn_end_ms: {turn_end}\n  gate_ms: {gate}\n\
+            "{judge_yaml}deadline:\n  turn_end_ms: {turn_end}\n  gate_ms: {gate}\n\
              detectors:\n  e2e-push:\n    file: '{push}'\n  e2e-launch:\n    file: '{launch}'\n{extra}",
-            judge = judge.config_yaml(settings.judge_timeout_ms),
             turn_end = settings.turn_end_ms,
             gate = settings.gate_ms,
             push = dir.join("e2e-push.yaml").display(),
@@ -282,4 +287,19 @@ impl Sandbox {
         );
         self.write_guard_config(&yaml);
     }
+}
+
+/// The regex that captures the judge envelope's nonce in a raw request body,
+/// for [`super::Turn::capture`] when the stub plays an HTTP judge.
+pub const NONCE_REGEX: &str = "--- text-start ([A-Za-z0-9_-]+) ---";
+
+/// A `judge:` section for guard's `http` backend pointed at the run's own stub
+/// (`/v1/chat/completions` on the jail's loopback); the key is read from
+/// `STUB_JUDGE_KEY`, which the caller sets with `set_env`.
+pub fn stub_http_judge_yaml(timeout_ms: u64) -> String {
+    format!(
+        "judge:\n  backend: http\n  url: 'http://127.0.0.1:{port}/v1'\n  model: stub-judge\n  \
+         api_key_env: STUB_JUDGE_KEY\n  timeout_ms: {timeout_ms}\n",
+        port = super::agent::STUB_PORT
+    )
 }

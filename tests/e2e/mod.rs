@@ -56,8 +56,9 @@ pub fn guard_bin() -> PathBuf {
 
 /// The stub model binary (`examples/stub_model`), next to the test binary:
 /// `target/<profile>/deps/<test>` → `target/<profile>/examples/stub_model`.
-/// `cargo test` builds examples; `cargo test --test NAME` does not, so when it
-/// is missing this builds it once with the cargo that runs the tests.
+/// Plain `cargo test` builds examples, but `cargo test --test NAME` neither
+/// builds nor rebuilds them, so when the tests run under cargo this runs
+/// `cargo build --example stub_model` once (a no-op when it is up to date).
 pub fn stub_bin() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
@@ -66,12 +67,18 @@ pub fn stub_bin() -> PathBuf {
             let profile_dir = exe
                 .parent()
                 .and_then(|deps| deps.parent())
-                .expect("target/<profile>/deps");
+                .expect("test binary in target/<profile>/deps");
             let stub = profile_dir.join("examples/stub_model");
-            if !stub.exists() {
-                let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-                let status = std::process::Command::new(cargo)
-                    .args(["build", "--example", "stub_model"])
+            if let Ok(cargo) = std::env::var("CARGO") {
+                let mut build = std::process::Command::new(cargo);
+                build.args(["build", "--quiet", "--example", "stub_model"]);
+                match profile_dir.file_name().and_then(|n| n.to_str()) {
+                    Some("debug") | None => {}
+                    Some(profile) => {
+                        build.args(["--profile", profile]);
+                    }
+                }
+                let status = build
                     .current_dir(repo_root())
                     .status()
                     .expect("run cargo build --example stub_model");

@@ -54,6 +54,17 @@ impl Turn {
         self.set("delay_ms", json!(ms))
     }
 
+    /// Only for requests in this wire protocol (`anthropic`, `responses`, `chat`, `gemini`).
+    pub fn when_api(self, api: &str) -> Turn {
+        self.condition("api", json!(api))
+    }
+
+    /// Fills `$1`, `$2`, ... in the text with this regex's groups, matched on
+    /// the raw request body (e.g. to echo a judge prompt's nonce).
+    pub fn capture(self, regex: &str) -> Turn {
+        self.set("capture", json!(regex))
+    }
+
     /// Replies with this HTTP error status instead.
     pub fn http_status(self, status: u16) -> Turn {
         self.set("http_status", json!(status))
