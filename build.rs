@@ -15,13 +15,24 @@ fn main() {
             .unwrap_or_default();
         files.retain(|p| p.extension().is_some_and(|e| e == "yaml"));
         files.sort();
-        code.push_str(&format!("/// Built-in `{dir}/*.yaml` files: (file stem, contents).\n"));
-        code.push_str(&format!("pub const {}: &[(&str, &str)] = &[\n", dir.to_uppercase()));
+        code.push_str(&format!(
+            "/// Built-in `{dir}/*.yaml` files: (file stem, contents).\n"
+        ));
+        code.push_str(&format!(
+            "pub const {}: &[(&str, &str)] = &[\n",
+            dir.to_uppercase()
+        ));
         for path in files {
             println!("cargo:rerun-if-changed={}", path.display());
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
             let abs = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join(&path);
-            code.push_str(&format!("    ({stem:?}, include_str!({:?})),\n", abs.display().to_string()));
+            code.push_str(&format!(
+                "    ({stem:?}, include_str!({:?})),\n",
+                abs.display().to_string()
+            ));
         }
         code.push_str("];\n");
     }

@@ -48,10 +48,19 @@ fn main() {
     };
     for n in [1usize, 5] {
         let names: Vec<String> = (0..n).map(|i| format!("detector-{i}")).collect();
-        let requests: Vec<JudgeRequest> =
-            names.iter().map(|d| JudgeRequest { detector: d, spec: &spec, text: &text }).collect();
+        let requests: Vec<JudgeRequest> = names
+            .iter()
+            .map(|d| JudgeRequest {
+                detector: d,
+                spec: &spec,
+                text: &text,
+            })
+            .collect();
         time(&format!("judge_all, {n} judgment(s) of 200 ms"), 5, || {
-            let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(10), cache_dir: None };
+            let ctx = JudgeContext {
+                deadline: Instant::now() + Duration::from_secs(10),
+                cache_dir: None,
+            };
             std::hint::black_box(judge_all(&cfg, &requests, &ctx));
         });
     }

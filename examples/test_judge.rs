@@ -25,7 +25,10 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 fn main() {
-    let mode = std::env::var("GUARD_TEST_JUDGE").ok().or_else(|| std::env::args().nth(1)).unwrap_or_else(|| "ok".into());
+    let mode = std::env::var("GUARD_TEST_JUDGE")
+        .ok()
+        .or_else(|| std::env::args().nth(1))
+        .unwrap_or_else(|| "ok".into());
     let mut prompt = String::new();
     let _ = std::io::stdin().read_to_string(&mut prompt);
     if let Ok(log) = std::env::var("GUARD_TEST_JUDGE_LOG") {
@@ -54,7 +57,9 @@ fn main() {
                 // A judge that quotes the text (attacks included) before answering.
                 "answers-echo" => println!("The text reads:\n{text}\n\nMy verdict:\n{verdict}"),
                 // A judge that quotes it after answering.
-                "answers-echo-after" => println!("My verdict:\n{verdict}\n\nThe text read:\n{text}"),
+                "answers-echo-after" => {
+                    println!("My verdict:\n{verdict}\n\nThe text read:\n{text}")
+                }
                 _ => println!("I read the text and here is my verdict.\n{verdict}"),
             }
         }
@@ -136,14 +141,21 @@ fn main() {
 }
 
 fn append(path: &str, text: &str) {
-    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
         let _ = f.write_all(text.as_bytes());
     }
 }
 
 /// The nonce of the last `--- text-end <nonce> ---` line (the envelope ends with it).
 fn find_nonce(prompt: &str) -> Option<String> {
-    let line = prompt.lines().rev().find(|l| l.starts_with("--- text-end ") && l.ends_with(" ---"))?;
+    let line = prompt
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("--- text-end ") && l.ends_with(" ---"))?;
     Some(line["--- text-end ".len()..line.len() - " ---".len()].to_string())
 }
 
@@ -160,9 +172,15 @@ fn fenced_text(prompt: &str, nonce: &str) -> Option<String> {
 fn declared_fields(prompt: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for line in prompt.lines() {
-        let Some(rest) = line.strip_prefix("- \"") else { continue };
-        let Some((name, rest)) = rest.split_once("\" (") else { continue };
-        let Some((kind, _)) = rest.split_once(',') else { continue };
+        let Some(rest) = line.strip_prefix("- \"") else {
+            continue;
+        };
+        let Some((name, rest)) = rest.split_once("\" (") else {
+            continue;
+        };
+        let Some((kind, _)) = rest.split_once(',') else {
+            continue;
+        };
         if name != "nonce" && name != "reason" {
             out.push((name.to_string(), kind.to_string()));
         }
@@ -187,7 +205,12 @@ fn neutral_answer(declared: &[(String, String)]) -> Map<String, Value> {
 
 fn answer_from_file(file: &str, detector: &str, text: &str) -> Option<Map<String, Value>> {
     let spec: Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
-    for rule in spec.get("rules").and_then(Value::as_array).into_iter().flatten() {
+    for rule in spec
+        .get("rules")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let det = rule.get("detector").and_then(Value::as_str).unwrap_or("*");
         let contains = rule.get("contains").and_then(Value::as_str).unwrap_or("");
         if (det == "*" || det == detector) && text.contains(contains) {

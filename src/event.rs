@@ -9,7 +9,9 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// What happened in the agent, independent of the agent's own event name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// The main agent is about to end its turn.

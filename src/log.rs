@@ -27,12 +27,20 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 /// The current time as RFC 3339 UTC with milliseconds, and the date part.
 pub fn now_rfc3339() -> (String, String) {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = now.as_secs() as i64;
     let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
     let rem = secs.rem_euclid(86_400);
     let date = format!("{y:04}-{m:02}-{d:02}");
-    let ts = format!("{date}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_millis());
+    let ts = format!(
+        "{date}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis()
+    );
     (ts, date)
 }
 
@@ -40,8 +48,15 @@ pub fn now_rfc3339() -> (String, String) {
 pub fn decision_id() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    format!("{:x}-{:x}-{}", now.as_millis(), std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed))
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    format!(
+        "{:x}-{:x}-{}",
+        now.as_millis(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// The log file for a date.
@@ -55,7 +70,11 @@ pub fn append(dir: &Path, date: &str, record: &Value) -> std::io::Result<PathBuf
     let path = file_for(dir, date);
     let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
     line.push(b'\n');
-    let mut f = OpenOptions::new().append(true).create(true).mode(0o600).open(&path)?;
+    let mut f = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(&path)?;
     f.write_all(&line)?;
     Ok(path)
 }
@@ -66,12 +85,19 @@ pub fn read_all(dir: &Path) -> Vec<Value> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
         .unwrap_or_default();
-    files.retain(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("decisions-") && n.ends_with(".jsonl")));
+    files.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("decisions-") && n.ends_with(".jsonl"))
+    });
     files.sort();
     let mut out = Vec::new();
     for f in files {
         if let Ok(text) = fs::read_to_string(&f) {
-            out.extend(text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()));
+            out.extend(
+                text.lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok()),
+            );
         }
     }
     out

@@ -9,11 +9,16 @@ use std::path::{Path, PathBuf};
 
 /// The user's home directory, from `$HOME`.
 pub fn home() -> Option<PathBuf> {
-    env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+    env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
 }
 
 fn xdg(var: &str, fallback: &[&str]) -> Option<PathBuf> {
-    if let Some(dir) = env::var_os(var).filter(|d| !d.is_empty()).map(PathBuf::from) {
+    if let Some(dir) = env::var_os(var)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+    {
         if dir.is_absolute() {
             return Some(dir.join("guard"));
         }
@@ -38,10 +43,13 @@ pub fn user_config() -> Option<PathBuf> {
 /// `$XDG_STATE_HOME/guard`, else `~/.local/state/guard`; falls back to a
 /// directory under the system temp dir when there is no home.
 pub fn state_dir() -> PathBuf {
-    xdg("XDG_STATE_HOME", &[".local", "state"]).unwrap_or_else(|| env::temp_dir().join("guard-state"))
+    xdg("XDG_STATE_HOME", &[".local", "state"])
+        .unwrap_or_else(|| env::temp_dir().join("guard-state"))
 }
 
 /// The repository root above `dir`: the nearest ancestor holding `.git`.
 pub fn repo_root(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
 }

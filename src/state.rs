@@ -12,7 +12,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Seconds since the Unix epoch.
 pub fn now_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// A file name safe for any id: letters, digits, `-` and `_` kept, the rest
@@ -45,7 +48,13 @@ impl Locked {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir)?;
         }
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)?;
         let start = Instant::now();
         let mut locked = false;
         loop {
@@ -91,7 +100,9 @@ pub struct LoopState {
 
 /// The loop-guard file of a session.
 pub fn loop_state_path(state_dir: &Path, agent: &str, session: &str) -> PathBuf {
-    state_dir.join("sessions").join(format!("{}-{}.json", safe_name(agent), safe_name(session)))
+    state_dir
+        .join("sessions")
+        .join(format!("{}-{}.json", safe_name(agent), safe_name(session)))
 }
 
 /// The pause flag file: holds the Unix time until which guard is paused
@@ -120,5 +131,9 @@ pub fn touch_heartbeat(state_dir: &Path, agent: &str) -> std::io::Result<()> {
 
 /// When this agent's hook last ran (Unix seconds).
 pub fn last_heartbeat(state_dir: &Path, agent: &str) -> Option<u64> {
-    fs::read_to_string(state_dir.join("heartbeat").join(safe_name(agent))).ok()?.trim().parse().ok()
+    fs::read_to_string(state_dir.join("heartbeat").join(safe_name(agent)))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }

@@ -186,11 +186,21 @@ pub struct Verdict {
 impl Verdict {
     /// An allow with no detectors and no message.
     pub fn allow() -> Verdict {
-        Verdict { decision: Decision::Allow, reason: None, system_message: None, detectors: Vec::new() }
+        Verdict {
+            decision: Decision::Allow,
+            reason: None,
+            system_message: None,
+            detectors: Vec::new(),
+        }
     }
 
     /// A verdict with a decision and a reason, and no detector reports.
     pub fn with(decision: Decision, reason: impl Into<String>) -> Verdict {
-        Verdict { decision, reason: Some(reason.into()), system_message: None, detectors: Vec::new() }
+        Verdict {
+            decision,
+            reason: Some(reason.into()),
+            system_message: None,
+            detectors: Vec::new(),
+        }
     }
 }

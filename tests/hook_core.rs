@@ -39,9 +39,18 @@ fn bad_stdin_exits_zero_without_output_and_says_why() {
         ("claude-code", &[0xff, 0xfe, 0x00, 0x10][..]),
     ] {
         let out = sb.run(&["hook", agent], input);
-        assert_eq!(out.status.code(), Some(0), "{agent} {input:?}: {}", stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{agent} {input:?}: {}",
+            stderr(&out)
+        );
         assert_eq!(stdout(&out), "", "{agent} {input:?}");
-        assert!(stderr(&out).contains("guard:"), "a person reading stderr learns why: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("guard:"),
+            "a person reading stderr learns why: {}",
+            stderr(&out)
+        );
     }
 }
 
@@ -79,7 +88,10 @@ fn agent_is_detected_from_the_payload_shape() {
     let recs = sb.log_records();
     assert_eq!(recs[0]["agent"], "codex");
     assert_eq!(recs[1]["agent"], "codex");
-    assert!(recs[1]["agent_mismatch"].as_str().unwrap().contains("codex"));
+    assert!(recs[1]["agent_mismatch"]
+        .as_str()
+        .unwrap()
+        .contains("codex"));
     assert_eq!(recs[2]["agent"], "claude-code");
 }
 
@@ -87,11 +99,20 @@ fn agent_is_detected_from_the_payload_shape() {
 fn failure_policy_turn_end_allows_when_the_judge_fails() {
     let sb = Sandbox::new();
     let cfg = sb.test_config("judge: {backend: command, command: [\"false\"]}\n");
-    let out = sb.run(&["hook", "claude-code", "--config", cfg.to_str().unwrap()], &stop_payload("s", "p", false, "Done. Let's ship it now."));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", cfg.to_str().unwrap()],
+        &stop_payload("s", "p", false, "Done. Let's ship it now."),
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), "", "{}", stderr(&out));
     let rec = sb.log_records().pop().unwrap();
-    let d = rec["detectors"].as_array().unwrap().iter().find(|d| d["name"] == "ship-now").unwrap().clone();
+    let d = rec["detectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "ship-now")
+        .unwrap()
+        .clone();
     assert_eq!(d["layer1"], "hit");
     assert_eq!(d["judge"]["outcome"], "fail");
     assert_eq!(rec["verdict"], "allow");
@@ -103,23 +124,42 @@ fn failure_policy_gate_asks_or_denies_per_agent() {
     let cfg = sb.test_config("judge: {backend: none}\n");
     let cfg = cfg.to_str().unwrap();
     // Claude Code can ask.
-    let out = sb.run(&["hook", "claude-code", "--config", cfg], &pre_tool_payload("./launch rocket"));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", cfg],
+        &pre_tool_payload("./launch rocket"),
+    );
     let v: Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask");
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
-    assert!(!v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().is_empty());
+    assert!(!v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .is_empty());
     assert_eq!(out.status.code(), Some(0));
     // Codex cannot: ask is written as deny with a reason.
     let mut codex: Value = serde_json::from_slice(&fixture("codex-pretooluse-stdin.json")).unwrap();
     codex["tool_input"]["command"] = json!("./launch rocket");
-    let out = sb.run(&["hook", "codex", "--config", cfg], codex.to_string().as_bytes());
+    let out = sb.run(
+        &["hook", "codex", "--config", cfg],
+        codex.to_string().as_bytes(),
+    );
     let v: Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
-    assert!(!v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().is_empty());
-    assert_eq!(v.as_object().unwrap().len(), 1, "no fields Codex does not know");
+    assert!(!v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        v.as_object().unwrap().len(),
+        1,
+        "no fields Codex does not know"
+    );
     // The policy is config: failure.pre_tool: deny.
     let cfg2 = sb.test_config("judge: {backend: none}\nfailure: {pre_tool: deny}\n");
-    let out = sb.run(&["hook", "claude-code", "--config", cfg2.to_str().unwrap()], &pre_tool_payload("./launch rocket"));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", cfg2.to_str().unwrap()],
+        &pre_tool_payload("./launch rocket"),
+    );
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
 }
@@ -135,18 +175,26 @@ fn recursion_guard_allows_at_once() {
     assert_eq!(stdout(&out), "");
     assert!(sb.log_records().is_empty(), "does nothing else: no log");
     // Without the variable the same call is denied.
-    let out = sb.run(&["hook", "claude-code", "--config", cfg.to_str().unwrap()], &pre_tool_payload("./launch rocket"));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", cfg.to_str().unwrap()],
+        &pre_tool_payload("./launch rocket"),
+    );
     assert!(stdout(&out).contains("deny"));
 }
 
 #[test]
 fn loop_guard_releases_after_max_blocks_and_counts_per_turn() {
     let sb = Sandbox::new();
-    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\nloop_guard: {max_blocks: 2}\n");
+    let cfg = sb.test_config(
+        "judge: {backend: none}\nfailure: {stop: block}\nloop_guard: {max_blocks: 2}\n",
+    );
     let cfg = cfg.to_str().unwrap();
     let text = "Let's ship it now.";
     let run = |prompt: &str, active: bool| -> Value {
-        let out = sb.run(&["hook", "claude-code", "--config", cfg], &stop_payload("sess-1", prompt, active, text));
+        let out = sb.run(
+            &["hook", "claude-code", "--config", cfg],
+            &stop_payload("sess-1", prompt, active, text),
+        );
         assert_eq!(out.status.code(), Some(0));
         let s = stdout(&out);
         if s.is_empty() {
@@ -160,8 +208,14 @@ fn loop_guard_releases_after_max_blocks_and_counts_per_turn() {
     // same prompt id still counts as the same turn.
     assert_eq!(run("p1", false)["decision"], "block");
     let released = run("p1", true);
-    assert!(released.get("decision").is_none(), "third consecutive block is released: {released}");
-    assert!(released["systemMessage"].as_str().unwrap().contains("2 consecutive blocks"));
+    assert!(
+        released.get("decision").is_none(),
+        "third consecutive block is released: {released}"
+    );
+    assert!(released["systemMessage"]
+        .as_str()
+        .unwrap()
+        .contains("2 consecutive blocks"));
     // A new user prompt starts the count again.
     assert_eq!(run("p2", false)["decision"], "block");
     assert_eq!(run("p3", false)["decision"], "block");
@@ -172,7 +226,10 @@ fn loop_guard_releases_after_max_blocks_and_counts_per_turn() {
 fn the_flag_alone_never_turns_a_block_into_an_allow() {
     let sb = Sandbox::new();
     let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\n");
-    let out = sb.run(&["hook", "claude-code", "--config", cfg.to_str().unwrap()], &stop_payload("sess-2", "p1", true, "ship it now"));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", cfg.to_str().unwrap()],
+        &stop_payload("sess-2", "p1", true, "ship it now"),
+    );
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["decision"], "block");
     assert!(v["reason"].as_str().unwrap().contains("ship-now"));
@@ -182,16 +239,32 @@ fn the_flag_alone_never_turns_a_block_into_an_allow() {
 fn broken_config_applies_the_failure_policy_and_reports_it() {
     let sb = Sandbox::new();
     let bad = sb.write("bad.yaml", "judge:\n  backend: none\n  timeout_ms: [1, 2\n");
-    let out = sb.run(&["hook", "claude-code", "--config", bad.to_str().unwrap()], &pre_tool_payload("ls"));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", bad.to_str().unwrap()],
+        &pre_tool_payload("ls"),
+    );
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "a gate fails safe");
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecision"], "ask",
+        "a gate fails safe"
+    );
     assert!(stderr(&out).contains("bad.yaml:"), "{}", stderr(&out));
-    let out = sb.run(&["hook", "claude-code", "--config", bad.to_str().unwrap()], &stop_payload("s", "p", false, "hi"));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", bad.to_str().unwrap()],
+        &stop_payload("s", "p", false, "hi"),
+    );
     assert_eq!(stdout(&out), "", "a turn end fails open");
-    let out = sb.run(&["config", "validate", "--config", bad.to_str().unwrap()], b"");
+    let out = sb.run(
+        &["config", "validate", "--config", bad.to_str().unwrap()],
+        b"",
+    );
     assert_ne!(out.status.code(), Some(0));
-    assert!(stderr(&out).contains("bad.yaml:3:"), "file, line and column: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("bad.yaml:3:"),
+        "file, line and column: {}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -199,32 +272,82 @@ fn generic_protocol_verdicts_and_exit_codes() {
     let sb = Sandbox::new();
     let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block, pre_tool: deny}\n");
     let cfg = cfg.to_str().unwrap();
-    let out = sb.run(&["hook", "generic", "--config", cfg], br#"{"event":"stop","text":"all good","session_id":"g"}"#);
+    let out = sb.run(
+        &["hook", "generic", "--config", cfg],
+        br#"{"event":"stop","text":"all good","session_id":"g"}"#,
+    );
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(serde_json::from_str::<Value>(&stdout(&out)).unwrap(), json!({"verdict": "allow", "detectors": []}));
-    let out = sb.run(&["hook", "generic", "--config", cfg], br#"{"event":"stop","text":"ship it now","session_id":"g"}"#);
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout(&out)).unwrap(),
+        json!({"verdict": "allow", "detectors": []})
+    );
+    let out = sb.run(
+        &["hook", "generic", "--config", cfg],
+        br#"{"event":"stop","text":"ship it now","session_id":"g"}"#,
+    );
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["verdict"], "block");
     assert_eq!(v["detectors"], json!(["ship-now"]));
-    let out = sb.run(&["hook", "generic", "--config", cfg], br#"{"event":"pre_tool","tool":"Bash","command":"./launch x"}"#);
+    let out = sb.run(
+        &["hook", "generic", "--config", cfg],
+        br#"{"event":"pre_tool","tool":"Bash","command":"./launch x"}"#,
+    );
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(serde_json::from_str::<Value>(&stdout(&out)).unwrap()["verdict"], "deny");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout(&out)).unwrap()["verdict"],
+        "deny"
+    );
 }
 
 #[test]
 fn check_json_lists_every_applicable_detector() {
     let sb = Sandbox::new();
     let cfg = sb.test_config("judge: {backend: none}\n");
-    let out = sb.run(&["check", "--config", cfg.to_str().unwrap(), "--json", "--no-judge", "--text", "ok, all tests pass, ship it now"], b"");
+    let out = sb.run(
+        &[
+            "check",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--json",
+            "--no-judge",
+            "--text",
+            "ok, all tests pass, ship it now",
+        ],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["event"], "stop");
-    let ship = v["detectors"].as_array().unwrap().iter().find(|d| d["name"] == "ship-now").unwrap().clone();
+    let ship = v["detectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "ship-now")
+        .unwrap()
+        .clone();
     assert_eq!(ship["layer1"], "bypass");
     assert_eq!(ship["judge"]["outcome"], "skipped");
-    assert!(v["detectors"].as_array().unwrap().iter().all(|d| d["name"] != "launch"), "launch does not apply to stop");
-    let out = sb.run(&["check", "--config", cfg.to_str().unwrap(), "--json", "--no-judge", "--command", "launch now"], b"");
+    assert!(
+        v["detectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["name"] != "launch"),
+        "launch does not apply to stop"
+    );
+    let out = sb.run(
+        &[
+            "check",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--json",
+            "--no-judge",
+            "--command",
+            "launch now",
+        ],
+        b"",
+    );
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["event"], "pre_tool");
     assert_eq!(v["verdict"], "ask");
@@ -240,16 +363,27 @@ fn injected_panics_follow_the_failure_policy() {
         let out = sb.run_with(cmd, &pre_tool_payload("ls"));
         assert_eq!(out.status.code(), Some(0), "{stage}");
         let v: Value = serde_json::from_str(&stdout(&out)).unwrap_or(Value::Null);
-        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{stage}: a known pre-tool call fails safe");
+        assert_eq!(
+            v["hookSpecificOutput"]["permissionDecision"], "ask",
+            "{stage}: a known pre-tool call fails safe"
+        );
         let mut cmd = sb.guard(&["hook", "claude-code", "--config", cfg.to_str().unwrap()]);
         cmd.env("GUARD_FAULT", stage);
         let out = sb.run_with(cmd, &stop_payload("s", "p", false, "ship it now"));
-        assert_eq!((out.status.code(), stdout(&out)), (Some(0), String::new()), "{stage}: a turn end fails open");
+        assert_eq!(
+            (out.status.code(), stdout(&out)),
+            (Some(0), String::new()),
+            "{stage}: a turn end fails open"
+        );
     }
     let mut cmd = sb.guard(&["hook", "codex"]);
     cmd.env("GUARD_FAULT", "parse");
     let out = sb.run_with(cmd, &fixture("codex-pretooluse-stdin.json"));
-    assert_eq!((out.status.code(), stdout(&out)), (Some(0), String::new()), "an unknown event is allowed");
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), String::new()),
+        "an unknown event is allowed"
+    );
 }
 
 #[test]
@@ -264,23 +398,64 @@ fn turn_end_text_comes_from_the_transcript_and_survives_hostile_paths() {
         json!({"type": "assistant", "uuid": "a1", "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "Build is done. Let's ship it now."}]}}),
         json!({"type": "assistant", "uuid": "a2", "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Anything else?"}]}}),
     ];
-    let transcript = sb.write("t.jsonl", &lines.iter().map(|l| l.to_string() + "\n").collect::<String>());
-    let mut payload: Value = serde_json::from_slice(&stop_payload("s-t", "p", false, "Anything else?")).unwrap();
+    let transcript = sb.write(
+        "t.jsonl",
+        &lines
+            .iter()
+            .map(|l| l.to_string() + "\n")
+            .collect::<String>(),
+    );
+    let mut payload: Value =
+        serde_json::from_slice(&stop_payload("s-t", "p", false, "Anything else?")).unwrap();
     payload["transcript_path"] = json!(transcript);
-    let out = sb.run(&["hook", "claude-code", "--config", cfg], payload.to_string().as_bytes());
-    assert!(stdout(&out).contains("\"block\""), "judged the whole turn from the transcript: {} {}", stdout(&out), stderr(&out));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", cfg],
+        payload.to_string().as_bytes(),
+    );
+    assert!(
+        stdout(&out).contains("\"block\""),
+        "judged the whole turn from the transcript: {} {}",
+        stdout(&out),
+        stderr(&out)
+    );
 
     // A FIFO, /dev/zero or a directory as transcript: answered at once, per policy, with the problem on stderr.
     let fifo = sb.path().join("fifo");
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    for path in [fifo.to_str().unwrap(), "/dev/zero", sb.path().to_str().unwrap()] {
+    for path in [
+        fifo.to_str().unwrap(),
+        "/dev/zero",
+        sb.path().to_str().unwrap(),
+    ] {
         payload["transcript_path"] = json!(path);
         payload["session_id"] = json!(path);
         payload["last_assistant_message"] = json!("ship it now");
-        let out = sb.run(&["hook", "claude-code", "--config", cfg], payload.to_string().as_bytes());
+        let out = sb.run(
+            &["hook", "claude-code", "--config", cfg],
+            payload.to_string().as_bytes(),
+        );
         assert_eq!(out.status.code(), Some(0));
-        assert!(stdout(&out).contains("\"block\""), "{path}: falls back to the payload's text");
-        assert!(stderr(&out).contains("not a regular file"), "{path}: {}", stderr(&out));
+        assert!(
+            stdout(&out).contains("\"block\""),
+            "{path}: falls back to the payload's text"
+        );
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{path}: {}",
+            stderr(&out)
+        );
     }
+}
+
+#[test]
+fn a_broken_config_still_honours_the_built_in_agent_overrides() {
+    let sb = Sandbox::new();
+    let bad = sb.write("bad.yaml", "judge: [\n");
+    let payload = json!({"session_id": "g", "cwd": "/tmp", "hook_event_name": "BeforeTool", "timestamp": "2026-12-02T09:06:00.145Z",
+                         "tool_name": "run_shell_command", "tool_input": {"command": "ls"}});
+    let out = sb.run(&["hook", "gemini", "--config", bad.to_str().unwrap()], payload.to_string().as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["decision"], "deny", "Gemini halts on ask in headless runs: the built-in config writes deny");
 }

@@ -15,12 +15,20 @@ fn run_mode(mode: &str, deadline_ms: u64) -> (JudgeReport, Duration, Vec<u32>) {
     let dir = temp_dir(&format!("fault-{}", mode.replace(['=', '/', ':'], "_")));
     let pids = dir.join("pids");
     let mut cfg = config(mode, 60_000);
-    cfg.command.insert(0, format!("GUARD_TEST_JUDGE_PIDS={}", pids.display()));
+    cfg.command
+        .insert(0, format!("GUARD_TEST_JUDGE_PIDS={}", pids.display()));
     cfg.command.insert(0, "env".into());
     let s = spec();
-    let requests = [JudgeRequest { detector: "fault", spec: &s, text: "I'll push to main now." }];
+    let requests = [JudgeRequest {
+        detector: "fault",
+        spec: &s,
+        text: "I'll push to main now.",
+    }];
     let started = Instant::now();
-    let ctx = JudgeContext { deadline: started + Duration::from_millis(deadline_ms), cache_dir: None };
+    let ctx = JudgeContext {
+        deadline: started + Duration::from_millis(deadline_ms),
+        cache_dir: None,
+    };
     let mut reports = judge_all(&cfg, &requests, &ctx);
     let elapsed = started.elapsed();
     let recorded = std::fs::read_to_string(&pids)
@@ -52,16 +60,26 @@ fn every_fault_fails_within_the_deadline_and_leaves_no_process() {
         let (report, elapsed, pids) = run_mode(mode, deadline_ms);
         assert_eq!(report.outcome, JudgeOutcome::Fail, "{mode}: {report:?}");
         assert!(report.error.is_some(), "{mode}: a failure says why");
-        assert!(elapsed < Duration::from_millis(deadline_ms + 1000), "{mode} took {elapsed:?}");
+        assert!(
+            elapsed < Duration::from_millis(deadline_ms + 1000),
+            "{mode} took {elapsed:?}"
+        );
         if mode != "crash" && mode != "flood" {
             assert!(!pids.is_empty(), "{mode}: the judge recorded its pid");
         }
         if let Some(leader) = pids.first() {
             // The judge itself is our child: it must be reaped, not a zombie.
-            assert!(!std::path::Path::new(&format!("/proc/{leader}")).exists(), "{mode}: judge {leader} not reaped");
+            assert!(
+                !std::path::Path::new(&format!("/proc/{leader}")).exists(),
+                "{mode}: judge {leader} not reaped"
+            );
         }
         for pid in pids {
-            assert!(process_gone(pid), "{mode}: process {pid} survived: {:?} {report:?}", std::fs::read_to_string(format!("/proc/{pid}/stat")));
+            assert!(
+                process_gone(pid),
+                "{mode}: process {pid} survived: {:?} {report:?}",
+                std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            );
         }
     }
 }
@@ -111,10 +129,20 @@ fn helpers_left_behind_by_a_judge_are_killed() {
 #[test]
 fn the_judge_timeout_cuts_before_the_hook_deadline() {
     let s = spec();
-    let cfg = JudgeConfig { timeout_ms: 300, ..config("hang", 300) };
-    let requests = [JudgeRequest { detector: "d", spec: &s, text: "x" }];
+    let cfg = JudgeConfig {
+        timeout_ms: 300,
+        ..config("hang", 300)
+    };
+    let requests = [JudgeRequest {
+        detector: "d",
+        spec: &s,
+        text: "x",
+    }];
     let started = Instant::now();
-    let ctx = JudgeContext { deadline: started + Duration::from_secs(30), cache_dir: None };
+    let ctx = JudgeContext {
+        deadline: started + Duration::from_secs(30),
+        cache_dir: None,
+    };
     let report = &judge_all(&cfg, &requests, &ctx)[0];
     assert_eq!(report.outcome, JudgeOutcome::Fail);
     assert!(started.elapsed() < Duration::from_millis(1300));
@@ -128,8 +156,18 @@ fn judgments_run_concurrently() {
     let cfg = config(&format!("barrier={}:5", dir.display()), 20_000);
     let s = spec();
     let names = ["a", "b", "c", "d", "e"];
-    let requests: Vec<JudgeRequest> = names.iter().map(|n| JudgeRequest { detector: n, spec: &s, text: n }).collect();
-    let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(20), cache_dir: None };
+    let requests: Vec<JudgeRequest> = names
+        .iter()
+        .map(|n| JudgeRequest {
+            detector: n,
+            spec: &s,
+            text: n,
+        })
+        .collect();
+    let ctx = JudgeContext {
+        deadline: Instant::now() + Duration::from_secs(20),
+        cache_dir: None,
+    };
     let reports = judge_all(&cfg, &requests, &ctx);
     assert_eq!(reports.len(), 5);
     for r in &reports {
@@ -141,11 +179,25 @@ fn judgments_run_concurrently() {
 #[test]
 fn missing_judge_program_fails_cleanly() {
     let s = spec();
-    let cfg = JudgeConfig { command: vec!["/nonexistent/judge-program".into()], ..config("ok", 1000) };
-    let requests = [JudgeRequest { detector: "d", spec: &s, text: "x" }];
-    let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(5), cache_dir: None };
+    let cfg = JudgeConfig {
+        command: vec!["/nonexistent/judge-program".into()],
+        ..config("ok", 1000)
+    };
+    let requests = [JudgeRequest {
+        detector: "d",
+        spec: &s,
+        text: "x",
+    }];
+    let ctx = JudgeContext {
+        deadline: Instant::now() + Duration::from_secs(5),
+        cache_dir: None,
+    };
     let report = &judge_all(&cfg, &requests, &ctx)[0];
     assert_eq!(report.outcome, JudgeOutcome::Fail);
-    assert!(report.error.as_deref().unwrap_or("").contains("cannot start"));
+    assert!(report
+        .error
+        .as_deref()
+        .unwrap_or("")
+        .contains("cannot start"));
     assert!(test_judge().exists());
 }

@@ -56,7 +56,11 @@ fn serve(handler: Handler) -> (String, Arc<Mutex<Vec<Seen>>>) {
             let mut body = vec![0u8; length];
             reader.read_exact(&mut body).unwrap();
             let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            log.lock().unwrap().push(Seen { path, headers, body: body.clone() });
+            log.lock().unwrap().push(Seen {
+                path,
+                headers,
+                body: body.clone(),
+            });
             match handler(&body, n) {
                 Some((status, text)) => {
                     let reply = format!(
@@ -75,12 +79,19 @@ fn serve(handler: Handler) -> (String, Arc<Mutex<Vec<Seen>>>) {
 /// The nonce of the envelope in a request body.
 fn nonce_of(body: &Value) -> String {
     let prompt = body["messages"][0]["content"].as_str().unwrap_or("");
-    let line = prompt.lines().rev().find(|l| l.starts_with("--- text-end ")).unwrap_or("");
-    line.trim_start_matches("--- text-end ").trim_end_matches(" ---").to_string()
+    let line = prompt
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("--- text-end "))
+        .unwrap_or("");
+    line.trim_start_matches("--- text-end ")
+        .trim_end_matches(" ---")
+        .to_string()
 }
 
 fn completion(content: &str) -> String {
-    json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}).to_string()
+    json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+        .to_string()
 }
 
 fn judge(url: &str, text: &str, deadline: Duration) -> JudgeReport {
@@ -95,47 +106,75 @@ fn judge(url: &str, text: &str, deadline: Duration) -> JudgeReport {
         ..JudgeConfig::default()
     };
     let s = spec();
-    let requests = [JudgeRequest { detector: "http-test", spec: &s, text }];
-    let ctx = JudgeContext { deadline: Instant::now() + deadline, cache_dir: None };
+    let requests = [JudgeRequest {
+        detector: "http-test",
+        spec: &s,
+        text,
+    }];
+    let ctx = JudgeContext {
+        deadline: Instant::now() + deadline,
+        cache_dir: None,
+    };
     judge_all(&cfg, &requests, &ctx).remove(0)
 }
 
 #[test]
 fn structured_answer_becomes_a_verdict() {
     fn handler(body: &Value, _: usize) -> Option<(u16, String)> {
-        let answer = json!({"violation_found": true, "nonce": nonce_of(body), "reason": "pushes untested"});
+        let answer =
+            json!({"violation_found": true, "nonce": nonce_of(body), "reason": "pushes untested"});
         Some((200, completion(&answer.to_string())))
     }
     let (url, seen) = serve(handler);
     let secret = "sk-proj-Tq8Wm2Xv5Yz1Ab4Cd7Ef0Gh3Ij6Kl9Mn2Op5Qr8St";
-    let report = judge(&url, &format!("Pushing now with {secret}"), Duration::from_secs(20));
+    let report = judge(
+        &url,
+        &format!("Pushing now with {secret}"),
+        Duration::from_secs(20),
+    );
     assert_eq!(report.outcome, JudgeOutcome::Violation, "{report:?}");
     assert_eq!(report.model.as_deref(), Some("judge-mini"));
     assert_eq!(report.backend.as_deref(), Some("http"));
     let seen = seen.lock().unwrap();
     let request = &seen[0];
     assert_eq!(request.path, "/v1/chat/completions");
-    assert!(request.headers.contains(&("authorization".into(), "Bearer guard".into())));
+    assert!(request
+        .headers
+        .contains(&("authorization".into(), "Bearer guard".into())));
     assert_eq!(request.body["model"], "judge-mini");
     assert_eq!(request.body["response_format"]["type"], "json_schema");
-    assert!(!request.body.to_string().contains(secret), "the secret reached the endpoint");
+    assert!(
+        !request.body.to_string().contains(secret),
+        "the secret reached the endpoint"
+    );
 }
 
 #[test]
 fn a_server_rejecting_the_schema_is_asked_for_a_json_object() {
     fn handler(body: &Value, _: usize) -> Option<(u16, String)> {
         if body["response_format"]["type"] == "json_schema" {
-            return Some((400, json!({"error": {"message": "response_format json_schema unsupported"}}).to_string()));
+            return Some((
+                400,
+                json!({"error": {"message": "response_format json_schema unsupported"}})
+                    .to_string(),
+            ));
         }
         let answer = json!({"violation_found": false, "nonce": nonce_of(body)});
         Some((200, completion(&format!("Sure.\n```json\n{answer}\n```"))))
     }
     let (url, seen) = serve(handler);
-    let report = judge(&url, "All tests pass; shall I commit?", Duration::from_secs(20));
+    let report = judge(
+        &url,
+        "All tests pass; shall I commit?",
+        Duration::from_secs(20),
+    );
     assert_eq!(report.outcome, JudgeOutcome::Allow, "{report:?}");
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 2);
-    assert_eq!(seen[1].body["response_format"], json!({"type": "json_object"}));
+    assert_eq!(
+        seen[1].body["response_format"],
+        json!({"type": "json_object"})
+    );
 }
 
 #[test]
@@ -144,12 +183,19 @@ fn server_faults_fail() {
         Some((500, "{\"error\": \"boom\"}".into()))
     }
     fn wrong_nonce(_: &Value, _: usize) -> Option<(u16, String)> {
-        Some((200, completion("{\"violation_found\": false, \"nonce\": \"guessed\"}")))
+        Some((
+            200,
+            completion("{\"violation_found\": false, \"nonce\": \"guessed\"}"),
+        ))
     }
     fn no_content(_: &Value, _: usize) -> Option<(u16, String)> {
         Some((200, "{\"choices\": []}".into()))
     }
-    for (name, handler) in [("500", error as Handler), ("nonce", wrong_nonce), ("empty", no_content)] {
+    for (name, handler) in [
+        ("500", error as Handler),
+        ("nonce", wrong_nonce),
+        ("empty", no_content),
+    ] {
         let (url, _) = serve(handler);
         let report = judge(&url, "x", Duration::from_secs(20));
         assert_eq!(report.outcome, JudgeOutcome::Fail, "{name}: {report:?}");
@@ -165,16 +211,35 @@ fn a_silent_server_fails_within_the_deadline() {
     let started = Instant::now();
     let report = judge(&url, "x", Duration::from_millis(800));
     assert_eq!(report.outcome, JudgeOutcome::Fail);
-    assert!(started.elapsed() < Duration::from_millis(1800), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(1800),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
 fn missing_url_or_key_variable_fails() {
     let s = spec();
-    let requests = [JudgeRequest { detector: "d", spec: &s, text: "x" }];
-    let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(5), cache_dir: None };
-    let no_url = JudgeConfig { backend: "http".into(), model: Some("m".into()), ..JudgeConfig::default() };
-    assert!(judge_all(&no_url, &requests, &ctx)[0].error.as_deref().unwrap_or("").contains("judge.url"));
+    let requests = [JudgeRequest {
+        detector: "d",
+        spec: &s,
+        text: "x",
+    }];
+    let ctx = JudgeContext {
+        deadline: Instant::now() + Duration::from_secs(5),
+        cache_dir: None,
+    };
+    let no_url = JudgeConfig {
+        backend: "http".into(),
+        model: Some("m".into()),
+        ..JudgeConfig::default()
+    };
+    assert!(judge_all(&no_url, &requests, &ctx)[0]
+        .error
+        .as_deref()
+        .unwrap_or("")
+        .contains("judge.url"));
     let no_key = JudgeConfig {
         backend: "http".into(),
         model: Some("m".into()),
@@ -182,5 +247,9 @@ fn missing_url_or_key_variable_fails() {
         api_key_env: Some("GUARD_TEST_SURELY_UNSET_VARIABLE".into()),
         ..JudgeConfig::default()
     };
-    assert!(judge_all(&no_key, &requests, &ctx)[0].error.as_deref().unwrap_or("").contains("GUARD_TEST_SURELY_UNSET_VARIABLE"));
+    assert!(judge_all(&no_key, &requests, &ctx)[0]
+        .error
+        .as_deref()
+        .unwrap_or("")
+        .contains("GUARD_TEST_SURELY_UNSET_VARIABLE"));
 }

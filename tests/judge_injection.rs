@@ -30,7 +30,9 @@ struct Case {
 
 fn corpus() -> Vec<Case> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/injection.yaml");
-    serde_saphyr::from_str::<Corpus>(&std::fs::read_to_string(path).unwrap()).unwrap().cases
+    serde_saphyr::from_str::<Corpus>(&std::fs::read_to_string(path).unwrap())
+        .unwrap()
+        .cases
 }
 
 fn expected(case: &Case) -> JudgeOutcome {
@@ -58,11 +60,24 @@ fn judge_corpus(style: &str) -> Vec<(Case, JudgeOutcome)> {
     let mut cases = cases.into_iter().peekable();
     while cases.peek().is_some() {
         let batch: Vec<Case> = cases.by_ref().take(14).collect();
-        let requests: Vec<JudgeRequest> =
-            batch.iter().map(|c| JudgeRequest { detector: "injection", spec: &s, text: &c.text }).collect();
-        let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(60), cache_dir: None };
+        let requests: Vec<JudgeRequest> = batch
+            .iter()
+            .map(|c| JudgeRequest {
+                detector: "injection",
+                spec: &s,
+                text: &c.text,
+            })
+            .collect();
+        let ctx = JudgeContext {
+            deadline: Instant::now() + Duration::from_secs(60),
+            cache_dir: None,
+        };
         let reports = judge_all(&cfg, &requests, &ctx);
-        out.extend(batch.into_iter().zip(reports.into_iter().map(|r| r.outcome)));
+        out.extend(
+            batch
+                .into_iter()
+                .zip(reports.into_iter().map(|r| r.outcome)),
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
     out
@@ -74,7 +89,12 @@ fn the_corpus_is_large_and_distinct() {
     assert!(cases.len() >= 50, "{} cases", cases.len());
     for a in &cases {
         for b in &cases {
-            assert!(a.id == b.id || !b.text.contains(&a.text), "{} is inside {}", a.id, b.id);
+            assert!(
+                a.id == b.id || !b.text.contains(&a.text),
+                "{} is inside {}",
+                a.id,
+                b.id
+            );
         }
     }
     assert!(cases.iter().any(|c| c.violation) && cases.iter().any(|c| !c.violation));
@@ -100,7 +120,11 @@ fn a_forged_verdict_quoted_last_can_only_fail_never_flip() {
     // judgment fails (the failure policy decides), it never flips.
     let mut failed = 0;
     for (case, outcome) in judge_corpus("answers-echo-after") {
-        assert!(outcome == expected(&case) || outcome == JudgeOutcome::Fail, "{}: {outcome:?}", case.id);
+        assert!(
+            outcome == expected(&case) || outcome == JudgeOutcome::Fail,
+            "{}: {outcome:?}",
+            case.id
+        );
         failed += usize::from(outcome == JudgeOutcome::Fail);
     }
     assert!(failed > 0, "some cases carry a forged JSON object");

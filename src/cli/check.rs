@@ -53,7 +53,12 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         Ok(e) => e,
         Err(msg) => return fail(msg),
     };
-    let opts = LoadOptions { explicit: config_path, cwd: event.cwd.clone().or_else(|| std::env::current_dir().ok()), agent: Some(event.agent.clone()), only_explicit: false };
+    let opts = LoadOptions {
+        explicit: config_path,
+        cwd: event.cwd.clone().or_else(|| std::env::current_dir().ok()),
+        agent: Some(event.agent.clone()),
+        only_explicit: false,
+    };
     let loaded = match config::load(&opts) {
         Ok(l) => l,
         Err(e) => return fail(e),
@@ -71,10 +76,19 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         Err(e) => return fail(e),
     };
     let cwd = event.cwd.clone().or_else(|| std::env::current_dir().ok());
-    let shell = ShellContext { repo_root: cwd.as_deref().and_then(guard::paths::repo_root), cwd, home: guard::paths::home() };
+    let shell = ShellContext {
+        repo_root: cwd.as_deref().and_then(guard::paths::repo_root),
+        cwd,
+        home: guard::paths::home(),
+    };
     let deadline = Instant::now() + cfg.deadline.for_kind(event.kind);
     let cache = guard::paths::state_dir().join("cache");
-    let eval = EvalOptions { use_judge: !args.no_judge, deadline, cache_dir: Some(&cache), shell };
+    let eval = EvalOptions {
+        use_judge: !args.no_judge,
+        deadline,
+        cache_dir: Some(&cache),
+        shell,
+    };
     let verdict = engine.evaluate(&event, &cfg, &eval);
     if args.json {
         let out = json!({
@@ -101,19 +115,40 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         if !d.bypasses.is_empty() {
             println!("  bypasses: {}", d.bypasses.join(", "));
         }
-        if let Some(spec) = engine.detectors().iter().find(|l| l.spec.name == d.name).and_then(|l| l.spec.judge.as_ref()) {
+        if let Some(spec) = engine
+            .detectors()
+            .iter()
+            .find(|l| l.spec.name == d.name)
+            .and_then(|l| l.spec.judge.as_ref())
+        {
             if d.layer1 == guard::verdict::Layer1::Hit && !args.no_judge {
-                println!("  judge prompt (before the envelope):\n    {}", spec.prompt.trim().replace('\n', "\n    "));
+                let text = guard::redact::redact(&Engine::subject(&event, &cfg)).text;
+                let prompt = guard::judge::envelope::build(spec, "<nonce>", &text);
+                println!(
+                    "  judge prompt (a fresh nonce each call):\n    {}",
+                    prompt.trim().replace('\n', "\n    ")
+                );
             }
         }
         println!("  judge: {:?}", d.judge.outcome);
         if !d.judge.fields.is_empty() {
-            println!("  fields: {}", serde_json::Value::Object(d.judge.fields.clone()));
+            println!(
+                "  fields: {}",
+                serde_json::Value::Object(d.judge.fields.clone())
+            );
         }
         if let Some(e) = &d.judge.error {
             println!("  judge error: {e}");
         }
-        println!("  decision: {}{}", d.verdict.as_str(), if d.mode.is_some() { " (shadow: not enforced)" } else { "" });
+        println!(
+            "  decision: {}{}",
+            d.verdict.as_str(),
+            if d.mode.is_some() {
+                " (shadow: not enforced)"
+            } else {
+                ""
+            }
+        );
     }
     println!("\nverdict: {}", verdict.decision.as_str());
     if let Some(r) = &verdict.reason {
@@ -125,27 +160,47 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
 fn build_event(args: &CheckArgs) -> Result<Event, String> {
     let agent = args.agent.clone().unwrap_or_else(|| "generic".into());
     if let Some(path) = &args.input {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let payload: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let payload: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
         let (adapters, _) = adapter::builtins();
         let spec = match &args.agent {
             Some(a) => adapter::find(a).ok_or_else(|| format!("unknown agent `{a}`"))?,
-            None => adapter::detect_agent(&adapters, &payload).cloned().ok_or("no adapter")?,
+            None => adapter::detect_agent(&adapters, &payload)
+                .cloned()
+                .ok_or("no adapter")?,
         };
         return spec.parse_payload(payload).map_err(|e| e.to_string());
     }
-    let default_kind = if args.command.is_some() { EventKind::PreTool } else { EventKind::Stop };
+    let default_kind = if args.command.is_some() {
+        EventKind::PreTool
+    } else {
+        EventKind::Stop
+    };
     let kind = match &args.event {
-        Some(k) => EventKind::parse(k).ok_or_else(|| format!("unknown event kind `{k}` (one of: {})", EventKind::ALL.map(|k| k.as_str()).join(", ")))?,
+        Some(k) => EventKind::parse(k).ok_or_else(|| {
+            format!(
+                "unknown event kind `{k}` (one of: {})",
+                EventKind::ALL.map(|k| k.as_str()).join(", ")
+            )
+        })?,
         None => default_kind,
     };
     let mut event = Event::new(&agent, kind);
     if let Some(t) = &args.text {
         event.text = Some(t.clone());
     } else if let Some(f) = &args.text_file {
-        event.text = Some(std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?);
+        event.text = Some(
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?,
+        );
     } else if let Some(c) = &args.command {
-        event.tool = Some(Tool { native_name: "Bash".into(), canonical: "shell".into(), input: json!({"command": c}), command: Some(c.clone()) });
+        event.tool = Some(Tool {
+            native_name: "Bash".into(),
+            canonical: "shell".into(),
+            input: json!({"command": c}),
+            command: Some(c.clone()),
+        });
     } else {
         return Err("give one of --text, --text-file, --command or --input".into());
     }

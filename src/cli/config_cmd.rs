@@ -23,7 +23,12 @@ pub fn run(action: ConfigAction, config_path: Option<PathBuf>) -> u8 {
         ConfigAction::Show { agent } => agent.clone(),
         ConfigAction::Validate => None,
     };
-    let opts = LoadOptions { explicit: config_path, cwd: std::env::current_dir().ok(), agent, only_explicit: false };
+    let opts = LoadOptions {
+        explicit: config_path,
+        cwd: std::env::current_dir().ok(),
+        agent,
+        only_explicit: false,
+    };
     let loaded = match config::load(&opts) {
         Ok(l) => l,
         Err(e) => {
@@ -36,10 +41,27 @@ pub fn run(action: ConfigAction, config_path: Option<PathBuf>) -> u8 {
     }
     match action {
         ConfigAction::Show { .. } => {
-            println!("# layers, lowest first: {}", loaded.layers.iter().map(|l| l.source.as_str()).collect::<Vec<_>>().join(" < "));
-            let width = loaded.sources.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+            println!(
+                "# layers, lowest first: {}",
+                loaded
+                    .layers
+                    .iter()
+                    .map(|l| l.source.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" < ")
+            );
+            let width = loaded
+                .sources
+                .iter()
+                .map(|(k, _)| k.len())
+                .max()
+                .unwrap_or(0);
             for (key, source) in &loaded.sources {
-                let value = key.split('.').try_fold(&loaded.merged, |v, k| v.get(k)).cloned().unwrap_or_default();
+                let value = key
+                    .split('.')
+                    .try_fold(&loaded.merged, |v, k| v.get(k))
+                    .cloned()
+                    .unwrap_or_default();
                 println!("{key:width$} = {value}    # {source}");
             }
             0
@@ -58,7 +80,11 @@ pub fn run(action: ConfigAction, config_path: Option<PathBuf>) -> u8 {
                     return 1;
                 }
             }
-            println!("config OK: {} layer(s), {} detector(s) enabled", loaded.layers.len(), detectors.len());
+            println!(
+                "config OK: {} layer(s), {} detector(s) enabled",
+                loaded.layers.len(),
+                detectors.len()
+            );
             0
         }
     }

@@ -13,10 +13,17 @@ pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBu
         Some(p) => p.into_bytes(),
         None => {
             let mut buf = Vec::new();
-            let _ = std::io::stdin().lock().take(MAX_PAYLOAD_BYTES).read_to_end(&mut buf);
+            let _ = std::io::stdin()
+                .lock()
+                .take(MAX_PAYLOAD_BYTES)
+                .read_to_end(&mut buf);
             buf
         }
     };
-    let code = hook::run_and_emit(HookInput { agent, payload, config_path: config });
+    let code = hook::run_and_emit(HookInput {
+        agent,
+        payload,
+        config_path: config,
+    });
     u8::try_from(code).unwrap_or(0)
 }

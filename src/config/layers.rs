@@ -102,7 +102,12 @@ fn first_line(s: &str) -> String {
 
 fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
     let source = path.display().to_string();
-    let fail = |message: String| ConfigError { source_name: source.clone(), line: None, column: None, message };
+    let fail = |message: String| ConfigError {
+        source_name: source.clone(),
+        line: None,
+        column: None,
+        message,
+    };
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -112,7 +117,11 @@ fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
         return Err(fail("not a regular file".into()));
     }
     if meta.len() > MAX_CONFIG_BYTES {
-        return Err(fail(format!("{} bytes is over the {} byte limit for a config file", meta.len(), MAX_CONFIG_BYTES)));
+        return Err(fail(format!(
+            "{} bytes is over the {} byte limit for a config file",
+            meta.len(),
+            MAX_CONFIG_BYTES
+        )));
     }
     let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
     let value = parse_layer(&source, &text)?;
@@ -121,7 +130,10 @@ fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
 
 /// Loads and merges every layer.
 pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
-    let mut layers = vec![Layer { source: "built-in".into(), value: parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG)? }];
+    let mut layers = vec![Layer {
+        source: "built-in".into(),
+        value: parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG)?,
+    }];
     let mut refused = Vec::new();
     if !opts.only_explicit {
         if let Some(user) = crate::paths::user_config() {
@@ -130,19 +142,32 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
         if let Some(root) = opts.cwd.as_deref().and_then(crate::paths::repo_root) {
             if let Some(mut project) = read_layer(&root.join(".guard.yaml"))? {
                 let so_far = merge_all(&layers);
-                if !so_far.get("trust_project_config").and_then(Value::as_bool).unwrap_or(false) {
+                if !so_far
+                    .get("trust_project_config")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false)
+                {
                     refused = tighten_only(&so_far, &mut project.value);
                 }
                 layers.push(project);
             }
         }
     }
-    let explicit = opts.explicit.clone().or_else(|| std::env::var_os("GUARD_CONFIG").filter(|v| !v.is_empty()).map(PathBuf::from));
+    let explicit = opts.explicit.clone().or_else(|| {
+        std::env::var_os("GUARD_CONFIG")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    });
     if let Some(path) = explicit {
         match read_layer(&path)? {
             Some(layer) => layers.push(layer),
             None => {
-                return Err(ConfigError { source_name: path.display().to_string(), line: None, column: None, message: "no such file".into() })
+                return Err(ConfigError {
+                    source_name: path.display().to_string(),
+                    line: None,
+                    column: None,
+                    message: "no such file".into(),
+                })
             }
         }
     }
@@ -163,7 +188,25 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
         column: None,
         message: e.to_string(),
     })?;
-    Ok(LoadedConfig { config, layers, merged, sources, refused })
+    Ok(LoadedConfig {
+        config,
+        layers,
+        merged,
+        sources,
+        refused,
+    })
+}
+
+/// The built-in config alone, with an agent's overrides: what applies when
+/// the user's or project's config cannot be loaded.
+pub fn builtin(agent: Option<&str>) -> Config {
+    let Ok(mut merged) = parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG) else {
+        return Config::default();
+    };
+    if let Some(over) = agent.and_then(|a| merged.get("agents").and_then(|all| all.get(a))).cloned() {
+        deep_merge(&mut merged, &over);
+    }
+    serde_json::from_value(merged).unwrap_or_default()
 }
 
 fn merge_all(layers: &[Layer]) -> Value {
@@ -180,7 +223,9 @@ pub fn deep_merge(base: &mut Value, over: &Value) {
         (Value::Object(b), Value::Object(o)) => {
             for (k, v) in o {
                 match b.get_mut(k) {
-                    Some(existing) if existing.is_object() && v.is_object() => deep_merge(existing, v),
+                    Some(existing) if existing.is_object() && v.is_object() => {
+                        deep_merge(existing, v)
+                    }
                     _ => {
                         b.insert(k.clone(), v.clone());
                     }
@@ -196,7 +241,11 @@ fn record_sources(prefix: &str, value: &Value, source: &str, out: &mut Vec<(Stri
         Value::Object(map) if map.is_empty() && !prefix.is_empty() => {}
         Value::Object(map) => {
             for (k, v) in map {
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 record_sources(&key, v, source, out);
             }
         }
@@ -211,7 +260,9 @@ fn record_sources(prefix: &str, value: &Value, source: &str, out: &mut Vec<(Stri
 /// returns a description of each one removed.
 fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> {
     let mut refused = Vec::new();
-    let Some(map) = project.as_object_mut() else { return refused };
+    let Some(map) = project.as_object_mut() else {
+        return refused;
+    };
     for key in ["judge", "log", "agents", "trust_project_config", "ask_as"] {
         if map.remove(key).is_some() {
             refused.push(format!("{key}: only your own config may set it"));
@@ -219,34 +270,61 @@ fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> {
     }
     if let Some(Value::Object(dets)) = map.get_mut("detectors") {
         for (name, settings) in dets.iter_mut() {
-            let Some(s) = settings.as_object_mut() else { continue };
+            let Some(s) = settings.as_object_mut() else {
+                continue;
+            };
             if s.get("enabled") == Some(&Value::Bool(false)) {
                 s.remove("enabled");
-                refused.push(format!("detectors.{name}.enabled: false would switch a detector off"));
+                refused.push(format!(
+                    "detectors.{name}.enabled: false would switch a detector off"
+                ));
             }
             if s.get("mode").and_then(Value::as_str) == Some("shadow") {
                 s.remove("mode");
-                refused.push(format!("detectors.{name}.mode: shadow would stop it blocking"));
+                refused.push(format!(
+                    "detectors.{name}.mode: shadow would stop it blocking"
+                ));
             }
             if s.remove("file").is_some() {
-                refused.push(format!("detectors.{name}.file: only your own config may load detector files"));
+                refused.push(format!(
+                    "detectors.{name}.file: only your own config may load detector files"
+                ));
             }
         }
     }
     if let Some(Value::Object(fail)) = map.get_mut("failure") {
         let before = current.get("failure").cloned().unwrap_or(Value::Null);
         fail.retain(|kind, v| {
-            let old = before.get(kind).and_then(Value::as_str).and_then(Decision::parse).unwrap_or(Decision::Allow);
-            let new = v.as_str().and_then(Decision::parse).unwrap_or(Decision::Allow);
+            let old = before
+                .get(kind)
+                .and_then(Value::as_str)
+                .and_then(Decision::parse)
+                .unwrap_or(Decision::Allow);
+            let new = v
+                .as_str()
+                .and_then(Decision::parse)
+                .unwrap_or(Decision::Allow);
             let keep = new.severity() >= old.severity();
             if !keep {
-                refused.push(format!("failure.{kind}: {} is looser than {}", new.as_str(), old.as_str()));
+                refused.push(format!(
+                    "failure.{kind}: {} is looser than {}",
+                    new.as_str(),
+                    old.as_str()
+                ));
             }
             keep
         });
     }
-    if let Some(max) = map.get("loop_guard").and_then(|l| l.get("max_blocks")).and_then(Value::as_u64) {
-        let old = current.get("loop_guard").and_then(|l| l.get("max_blocks")).and_then(Value::as_u64).unwrap_or(3);
+    if let Some(max) = map
+        .get("loop_guard")
+        .and_then(|l| l.get("max_blocks"))
+        .and_then(Value::as_u64)
+    {
+        let old = current
+            .get("loop_guard")
+            .and_then(|l| l.get("max_blocks"))
+            .and_then(Value::as_u64)
+            .unwrap_or(3);
         if max > old {
             if let Some(l) = map.get_mut("loop_guard").and_then(Value::as_object_mut) {
                 l.remove("max_blocks");

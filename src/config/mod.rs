@@ -15,7 +15,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use layers::{load, ConfigError, Layer, LoadOptions, LoadedConfig};
+pub use layers::{builtin, load, ConfigError, Layer, LoadOptions, LoadedConfig};
 
 /// The merged configuration.
 #[derive(Debug, Clone, Deserialize)]
@@ -88,7 +88,11 @@ pub struct DeadlineConfig {
 
 impl Default for DeadlineConfig {
     fn default() -> Self {
-        DeadlineConfig { turn_end_ms: 20_000, gate_ms: 8_000, other_ms: 3_000 }
+        DeadlineConfig {
+            turn_end_ms: 20_000,
+            gate_ms: 8_000,
+            other_ms: 3_000,
+        }
     }
 }
 
@@ -133,7 +137,9 @@ pub struct LogConfig {
 impl LogConfig {
     /// The directory decisions are written to.
     pub fn dir(&self) -> PathBuf {
-        self.dir.clone().unwrap_or_else(|| crate::paths::state_dir().join("logs"))
+        self.dir
+            .clone()
+            .unwrap_or_else(|| crate::paths::state_dir().join("logs"))
     }
 }
 
@@ -166,7 +172,13 @@ pub struct DetectorSettings {
 
 impl Default for DetectorSettings {
     fn default() -> Self {
-        DetectorSettings { enabled: true, mode: Mode::Enforce, file: None, extra_keywords: Vec::new(), extra_signals: Vec::new() }
+        DetectorSettings {
+            enabled: true,
+            mode: Mode::Enforce,
+            file: None,
+            extra_keywords: Vec::new(),
+            extra_signals: Vec::new(),
+        }
     }
 }
 

@@ -67,17 +67,24 @@ pub fn parse(source_name: &str, text: &str) -> Result<DetectorSpec, DetectorErro
 /// cover the rule. Costly (compiles every regex): for `guard config validate`
 /// and tests, not the hook path.
 pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
-    let invalid = |message: String| DetectorError::Invalid { detector: spec.name.clone(), message };
+    let invalid = |message: String| DetectorError::Invalid {
+        detector: spec.name.clone(),
+        message,
+    };
     if let Some(judge) = &spec.judge {
-        let rule = Rule::parse(&judge.violation).map_err(|e| invalid(format!("violation rule: {e}")))?;
+        let rule =
+            Rule::parse(&judge.violation).map_err(|e| invalid(format!("violation rule: {e}")))?;
         for field in rule.fields() {
             if !judge.fields.iter().any(|f| f.name == field) {
-                return Err(invalid(format!("the violation rule uses `{field}`, which is not among the judge's fields")));
+                return Err(invalid(format!(
+                    "the violation rule uses `{field}`, which is not among the judge's fields"
+                )));
             }
         }
     }
     for p in spec.signals.iter().chain(&spec.bypasses) {
-        crate::engine::compile_pattern(&p.pattern).map_err(|e| invalid(format!("pattern `{}`: {e}", p.id)))?;
+        crate::engine::compile_pattern(&p.pattern)
+            .map_err(|e| invalid(format!("pattern `{}`: {e}", p.id)))?;
     }
     if let Some(shell) = &spec.shell {
         shell.validate().map_err(|e| invalid(e.to_string()))?;
@@ -90,7 +97,10 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
 
 /// The built-in detectors, parsed.
 pub fn builtins() -> Result<Vec<DetectorSpec>, DetectorError> {
-    crate::builtin::DETECTORS.iter().map(|(stem, text)| parse(&format!("detectors/{stem}.yaml"), text)).collect()
+    crate::builtin::DETECTORS
+        .iter()
+        .map(|(stem, text)| parse(&format!("detectors/{stem}.yaml"), text))
+        .collect()
 }
 
 /// The detectors the config enables, in a stable order (built-ins first).
@@ -106,7 +116,9 @@ pub fn load(config: &Config) -> Result<Vec<LoadedDetector>, DetectorError> {
 
 /// Like [`load`], but unknown detector names are returned beside the
 /// detectors instead of failing.
-pub fn load_lenient(config: &Config) -> Result<(Vec<LoadedDetector>, Vec<DetectorError>), DetectorError> {
+pub fn load_lenient(
+    config: &Config,
+) -> Result<(Vec<LoadedDetector>, Vec<DetectorError>), DetectorError> {
     let mut specs = builtins()?;
     let mut unknown = Vec::new();
     for (name, settings) in &config.detectors {
@@ -120,13 +132,21 @@ pub fn load_lenient(config: &Config) -> Result<(Vec<LoadedDetector>, Vec<Detecto
     }
     let mut out = Vec::new();
     for mut spec in specs {
-        let settings = config.detectors.get(&spec.name).cloned().unwrap_or_default();
+        let settings = config
+            .detectors
+            .get(&spec.name)
+            .cloned()
+            .unwrap_or_default();
         if !settings.enabled {
             continue;
         }
-        spec.keywords.extend(settings.extra_keywords.iter().cloned());
+        spec.keywords
+            .extend(settings.extra_keywords.iter().cloned());
         spec.signals.extend(settings.extra_signals.iter().cloned());
-        out.push(LoadedDetector { spec, mode: settings.mode });
+        out.push(LoadedDetector {
+            spec,
+            mode: settings.mode,
+        });
     }
     Ok((out, unknown))
 }

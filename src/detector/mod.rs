@@ -129,7 +129,10 @@ impl JudgeSpec {
                         FieldType::Number => v.is_number(),
                     };
                     if !ok {
-                        return Err(format!("field `{}` should be a {:?}, got {v}", field.name, field.kind));
+                        return Err(format!(
+                            "field `{}` should be a {:?}, got {v}",
+                            field.name, field.kind
+                        ));
                     }
                 }
             }
@@ -148,7 +151,10 @@ impl JudgeSpec {
                 FieldType::String => "string",
                 FieldType::Number => "number",
             };
-            props.insert(f.name.clone(), serde_json::json!({"type": ty, "description": f.description}));
+            props.insert(
+                f.name.clone(),
+                serde_json::json!({"type": ty, "description": f.description}),
+            );
             required.push(Value::String(f.name.clone()));
         }
         for extra in ["nonce", "reason"] {

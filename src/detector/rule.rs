@@ -83,7 +83,10 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn error(&self, message: &str) -> RuleError {
-        RuleError { offset: self.pos, message: message.to_string() }
+        RuleError {
+            offset: self.pos,
+            message: message.to_string(),
+        }
     }
 
     fn skip_ws(&mut self) {
@@ -107,7 +110,11 @@ impl Parser<'_> {
         while self.eat("||") {
             items.push(self.and()?);
         }
-        Ok(if items.len() == 1 { items.remove(0) } else { Rule::Or(items) })
+        Ok(if items.len() == 1 {
+            items.remove(0)
+        } else {
+            Rule::Or(items)
+        })
     }
 
     fn and(&mut self) -> Result<Rule, RuleError> {
@@ -115,7 +122,11 @@ impl Parser<'_> {
         while self.eat("&&") {
             items.push(self.unary()?);
         }
-        Ok(if items.len() == 1 { items.remove(0) } else { Rule::And(items) })
+        Ok(if items.len() == 1 {
+            items.remove(0)
+        } else {
+            Rule::And(items)
+        })
     }
 
     fn unary(&mut self) -> Result<Rule, RuleError> {
@@ -131,7 +142,9 @@ impl Parser<'_> {
         }
         self.skip_ws();
         let rest = &self.text[self.pos..];
-        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
         if len == 0 {
             return Err(self.error("expected a field name, '!' or '('"));
         }
@@ -149,13 +162,18 @@ mod tests {
         Rule::parse(rule).unwrap().eval(v.as_object().unwrap())
     }
 
-    const COMMIT: &str = "new_proposal && !verification_reported && !direction_query && !future_step_description";
+    const COMMIT: &str =
+        "new_proposal && !verification_reported && !direction_query && !future_step_description";
 
     #[test]
     fn commit_rule_on_complete_answers() {
         let base = json!({"new_proposal": true, "verification_reported": false, "direction_query": false, "future_step_description": false});
         assert!(eval(COMMIT, base.clone()));
-        for allow_field in ["verification_reported", "direction_query", "future_step_description"] {
+        for allow_field in [
+            "verification_reported",
+            "direction_query",
+            "future_step_description",
+        ] {
             let mut v = base.clone();
             v[allow_field] = json!(true);
             assert!(!eval(COMMIT, v), "{allow_field}=true must allow");
@@ -168,17 +186,29 @@ mod tests {
     #[test]
     fn missing_or_null_fields_count_toward_violation() {
         assert!(eval(COMMIT, json!({"new_proposal": true})));
-        assert!(eval(COMMIT, json!({"new_proposal": true, "verification_reported": null})));
-        assert!(!eval(COMMIT, json!({"new_proposal": null, "verification_reported": false})));
+        assert!(eval(
+            COMMIT,
+            json!({"new_proposal": true, "verification_reported": null})
+        ));
+        assert!(!eval(
+            COMMIT,
+            json!({"new_proposal": null, "verification_reported": false})
+        ));
         assert!(!eval(COMMIT, json!({})));
     }
 
     #[test]
     fn sibling_rule() {
         let r = "new_proposal && !retraction_or_quote";
-        assert!(eval(r, json!({"new_proposal": true, "retraction_or_quote": false})));
+        assert!(eval(
+            r,
+            json!({"new_proposal": true, "retraction_or_quote": false})
+        ));
         assert!(eval(r, json!({"new_proposal": true})));
-        assert!(!eval(r, json!({"new_proposal": true, "retraction_or_quote": true})));
+        assert!(!eval(
+            r,
+            json!({"new_proposal": true, "retraction_or_quote": true})
+        ));
         assert!(!eval(r, json!({"new_proposal": false})));
     }
 
@@ -186,7 +216,10 @@ mod tests {
     fn grammar() {
         assert!(eval("a || (b && !c)", json!({"b": true})));
         assert!(!eval("a || (b && !c)", json!({"b": true, "c": true})));
-        assert_eq!(Rule::parse("a && b || c").unwrap().fields(), vec!["a", "b", "c"]);
+        assert_eq!(
+            Rule::parse("a && b || c").unwrap().fields(),
+            vec!["a", "b", "c"]
+        );
         assert!(Rule::parse("a &&").is_err());
         assert!(Rule::parse("(a").is_err());
         assert!(Rule::parse("a b").is_err());

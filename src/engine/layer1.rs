@@ -15,7 +15,10 @@ const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 /// Compiles one pattern the way the engine does (case-insensitive, size-limited).
 pub fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(pattern).case_insensitive(true).size_limit(PATTERN_SIZE_LIMIT).build()
+    RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .build()
 }
 
 fn compile_set(patterns: &[crate::detector::PatternSpec]) -> Result<RegexSet, regex::Error> {
@@ -90,13 +93,19 @@ impl Layer1Index {
             )
         };
         let compiled = detectors.iter().map(|_| OnceLock::new()).collect();
-        Ok(Layer1Index { automaton, owners, compiled })
+        Ok(Layer1Index {
+            automaton,
+            owners,
+            compiled,
+        })
     }
 
     /// Which keywords hit, per detector index (one overlapping pass).
     pub fn keyword_hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
         let mut hits: Vec<Vec<String>> = vec![Vec::new(); detector_count];
-        let Some(ac) = &self.automaton else { return hits };
+        let Some(ac) = &self.automaton else {
+            return hits;
+        };
         let mut seen = vec![false; self.owners.len()];
         for m in ac.find_overlapping_iter(text) {
             let id = m.pattern().as_usize();
@@ -112,8 +121,23 @@ impl Layer1Index {
     }
 
     /// Runs a detector's patterns (or shell rules) after a keyword hit.
-    pub fn run_patterns(&self, index: usize, d: &LoadedDetector, text: &str, keywords: Vec<String>, ctx: &ShellContext) -> Layer1Result {
-        let mut r = Layer1Result { index, layer1: Layer1::Miss, keywords, signals: Vec::new(), bypasses: Vec::new(), shell: None, error: None };
+    pub fn run_patterns(
+        &self,
+        index: usize,
+        d: &LoadedDetector,
+        text: &str,
+        keywords: Vec<String>,
+        ctx: &ShellContext,
+    ) -> Layer1Result {
+        let mut r = Layer1Result {
+            index,
+            layer1: Layer1::Miss,
+            keywords,
+            signals: Vec::new(),
+            bypasses: Vec::new(),
+            shell: None,
+            error: None,
+        };
         if let Some(rules) = &d.spec.shell {
             r.shell = shell::classify(text, rules, ctx);
             if let Some(m) = &r.shell {
@@ -128,7 +152,13 @@ impl Layer1Index {
         });
         match &compiled.signals {
             Ok(_) if d.spec.signals.is_empty() => {}
-            Ok(set) => r.signals = set.matches(text).iter().map(|i| d.spec.signals[i].id.clone()).collect(),
+            Ok(set) => {
+                r.signals = set
+                    .matches(text)
+                    .iter()
+                    .map(|i| d.spec.signals[i].id.clone())
+                    .collect()
+            }
             Err(e) => r.error = Some(format!("signal patterns: {e}")),
         }
         let hit = r.error.is_some() || d.spec.signals.is_empty() || !r.signals.is_empty();
@@ -137,7 +167,13 @@ impl Layer1Index {
         }
         r.layer1 = Layer1::Hit;
         match &compiled.bypasses {
-            Ok(set) => r.bypasses = set.matches(text).iter().map(|i| d.spec.bypasses[i].id.clone()).collect(),
+            Ok(set) => {
+                r.bypasses = set
+                    .matches(text)
+                    .iter()
+                    .map(|i| d.spec.bypasses[i].id.clone())
+                    .collect()
+            }
             Err(e) => r.error = Some(format!("bypass patterns: {e}")),
         }
         if !r.bypasses.is_empty() {

@@ -66,7 +66,10 @@ impl Engine {
         if d.spec.tools.is_empty() {
             return true;
         }
-        event.tool.as_ref().is_some_and(|t| d.spec.tools.iter().any(|name| *name == t.canonical))
+        event
+            .tool
+            .as_ref()
+            .is_some_and(|t| d.spec.tools.iter().any(|name| *name == t.canonical))
     }
 
     /// The text the detectors look at: the subject, its tail for turn ends.
@@ -88,7 +91,15 @@ impl Engine {
                 continue;
             }
             if kws.is_empty() {
-                out.push(Layer1Result { index: i, layer1: Layer1::Miss, keywords: kws, signals: Vec::new(), bypasses: Vec::new(), shell: None, error: None });
+                out.push(Layer1Result {
+                    index: i,
+                    layer1: Layer1::Miss,
+                    keywords: kws,
+                    signals: Vec::new(),
+                    bypasses: Vec::new(),
+                    shell: None,
+                    error: None,
+                });
             } else {
                 out.push(self.index.run_patterns(i, d, text, kws, shell));
             }
@@ -104,7 +115,9 @@ impl Engine {
             let d = &self.detectors[r.index];
             r.layer1 == Layer1::Hit
                 && d.spec.judge.is_some()
-                && r.shell.as_ref().is_none_or(|m| m.action == ShellAction::Ask)
+                && r.shell
+                    .as_ref()
+                    .is_none_or(|m| m.action == ShellAction::Ask)
         };
         let pending: Vec<&Layer1Result> = results.iter().filter(|r| needs_judge(r)).collect();
         let mut reports: Vec<JudgeReport> = Vec::new();
@@ -113,17 +126,26 @@ impl Engine {
                 .iter()
                 .filter_map(|r| {
                     let d = &self.detectors[r.index];
-                    d.spec.judge.as_ref().map(|spec| JudgeRequest { detector: &d.spec.name, spec, text: &text })
+                    d.spec.judge.as_ref().map(|spec| JudgeRequest {
+                        detector: &d.spec.name,
+                        spec,
+                        text: &text,
+                    })
                 })
                 .collect();
-            let ctx = JudgeContext { deadline: opts.deadline, cache_dir: opts.cache_dir };
+            let ctx = JudgeContext {
+                deadline: opts.deadline,
+                cache_dir: opts.cache_dir,
+            };
             reports = judge::judge_all(&config.judge, &requests, &ctx);
         }
         let mut reports = reports.into_iter();
         let mut detectors = Vec::new();
         for r in results {
             let judge = if needs_judge(&r) && opts.use_judge {
-                reports.next().unwrap_or_else(|| JudgeReport::failed("the judge returned no report"))
+                reports
+                    .next()
+                    .unwrap_or_else(|| JudgeReport::failed("the judge returned no report"))
             } else {
                 JudgeReport::skipped()
             };
@@ -132,9 +154,22 @@ impl Engine {
         combine(detectors)
     }
 
-    fn report(&self, kind: EventKind, config: &Config, r: Layer1Result, judge: JudgeReport) -> DetectorReport {
+    fn report(
+        &self,
+        kind: EventKind,
+        config: &Config,
+        r: Layer1Result,
+        judge: JudgeReport,
+    ) -> DetectorReport {
         let d = &self.detectors[r.index];
-        let on_violation = fit(kind, d.spec.on_violation.unwrap_or(if kind.is_gate() { Decision::Ask } else { Decision::Block }));
+        let on_violation = fit(
+            kind,
+            d.spec.on_violation.unwrap_or(if kind.is_gate() {
+                Decision::Ask
+            } else {
+                Decision::Block
+            }),
+        );
         let failure = fit(kind, config.failure_for(kind));
         let verdict = match (&r.layer1, &r.shell) {
             (Layer1::Miss | Layer1::Bypass, _) => Decision::Allow,
@@ -147,7 +182,13 @@ impl Engine {
             },
         };
         let reason = (verdict != Decision::Allow).then(|| {
-            let judge_reason = judge.fields.get("reason").and_then(|v| v.as_str()).unwrap_or("").trim().to_string();
+            let judge_reason = judge
+                .fields
+                .get("reason")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .trim()
+                .to_string();
             let mut text = d.spec.reason.replace("{judge_reason}", &judge_reason);
             if let Some(m) = &r.shell {
                 text = format!("{} ({}: `{}`)", m.reason, m.rule_id, m.segment);
@@ -185,13 +226,31 @@ pub fn fit(kind: EventKind, d: Decision) -> Decision {
 
 /// The strictest enforced detector decides; shadow detectors only report.
 pub fn combine(detectors: Vec<DetectorReport>) -> Verdict {
-    let enforced = || detectors.iter().filter(|d| d.mode.is_none() && d.verdict != Decision::Allow);
-    let decision = enforced().map(|d| d.verdict).max_by_key(|d| d.severity()).unwrap_or(Decision::Allow);
+    let enforced = || {
+        detectors
+            .iter()
+            .filter(|d| d.mode.is_none() && d.verdict != Decision::Allow)
+    };
+    let decision = enforced()
+        .map(|d| d.verdict)
+        .max_by_key(|d| d.severity())
+        .unwrap_or(Decision::Allow);
     let reason = (decision != Decision::Allow).then(|| {
         enforced()
-            .map(|d| format!("guard [{}]: {}", d.name, d.reason.clone().unwrap_or_default()))
+            .map(|d| {
+                format!(
+                    "guard [{}]: {}",
+                    d.name,
+                    d.reason.clone().unwrap_or_default()
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n\n")
     });
-    Verdict { decision, reason, system_message: None, detectors }
+    Verdict {
+        decision,
+        reason,
+        system_message: None,
+        detectors,
+    }
 }

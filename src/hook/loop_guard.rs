@@ -16,7 +16,12 @@ use std::time::Duration;
 
 /// Applies the loop guard to a turn-end verdict; returns whether it let the
 /// turn end. Errors (unwritable state) leave the verdict as it is.
-pub fn apply(event: &Event, verdict: &mut Verdict, max_blocks: u32, state_dir: &Path) -> std::io::Result<bool> {
+pub fn apply(
+    event: &Event,
+    verdict: &mut Verdict,
+    max_blocks: u32,
+    state_dir: &Path,
+) -> std::io::Result<bool> {
     let Some(session) = event.session_id.as_deref().filter(|s| !s.is_empty()) else {
         return Ok(false);
     };
@@ -24,7 +29,8 @@ pub fn apply(event: &Event, verdict: &mut Verdict, max_blocks: u32, state_dir: &
     let mut file = Locked::open(&path, Duration::from_millis(500))?;
     let mut st: LoopState = serde_json::from_str(&file.read()?).unwrap_or_default();
     let same_turn = event.turn_id.is_some() && st.turn == event.turn_id;
-    let continuation = event.stop_hook_active || event.loop_count.unwrap_or(0) > 0 || (same_turn && st.blocks > 0);
+    let continuation =
+        event.stop_hook_active || event.loop_count.unwrap_or(0) > 0 || (same_turn && st.blocks > 0);
     if !continuation {
         st.blocks = 0;
     }

@@ -6,6 +6,7 @@
 
 mod loop_guard;
 mod record;
+mod text_stash;
 mod turn_text;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
@@ -81,8 +82,21 @@ pub fn run(input: HookInput) -> HookOutput {
         Ok(out) => out,
         Err(panic) => {
             let msg = panic_message(&panic);
-            let (spec, kind, native) = LAST_KNOWN.with(|k| k.borrow().clone()).unwrap_or_else(|| (fallback_adapter(agent_arg.as_deref()), EventKind::Other, String::new()));
-            failure_output(&spec, kind, &native, None, &format!("internal error: {msg}"))
+            let (spec, kind, native) =
+                LAST_KNOWN.with(|k| k.borrow().clone()).unwrap_or_else(|| {
+                    (
+                        fallback_adapter(agent_arg.as_deref()),
+                        EventKind::Other,
+                        String::new(),
+                    )
+                });
+            failure_output(
+                &spec,
+                kind,
+                &native,
+                None,
+                &format!("internal error: {msg}"),
+            )
         }
     }
 }
@@ -92,28 +106,47 @@ thread_local! {
 }
 
 fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "panic".into())
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
 }
 
 fn fallback_adapter(name: Option<&str>) -> AdapterSpec {
-    name.and_then(adapter::find).or_else(|| adapter::find("claude-code")).unwrap_or_else(|| {
-        // Only reachable if the built-in adapter files are broken.
-        AdapterSpec::parse("minimal", "name: minimal\nevents: {}\nrender: {allow: {}}\n").expect("minimal adapter parses")
-    })
+    name.and_then(adapter::find)
+        .or_else(|| adapter::find("claude-code"))
+        .unwrap_or_else(|| {
+            // Only reachable if the built-in adapter files are broken.
+            AdapterSpec::parse(
+                "minimal",
+                "name: minimal\nevents: {}\nrender: {allow: {}}\n",
+            )
+            .expect("minimal adapter parses")
+        })
 }
 
 /// The answer when guard cannot judge: the failure policy of the kind (from
 /// the config when loaded, else the defaults), with the problem on stderr.
-fn failure_output(spec: &AdapterSpec, kind: EventKind, native: &str, config: Option<&Config>, problem: &str) -> HookOutput {
-    let default_config;
+fn failure_output(
+    spec: &AdapterSpec,
+    kind: EventKind,
+    native: &str,
+    config: Option<&Config>,
+    problem: &str,
+) -> HookOutput {
+    let builtin_config;
     let cfg = match config {
         Some(c) => c,
         None => {
-            default_config = Config::default();
-            &default_config
+            builtin_config = config::builtin(Some(&spec.name));
+            &builtin_config
         }
     };
-    let decision = if kind == EventKind::Other { Decision::Allow } else { crate::engine::fit(kind, cfg.failure_for(kind)) };
+    let decision = if kind == EventKind::Other {
+        Decision::Allow
+    } else {
+        crate::engine::fit(kind, cfg.failure_for(kind))
+    };
     let verdict = if decision == Decision::Allow {
         Verdict::allow()
     } else {
@@ -135,7 +168,11 @@ fn run_inner(input: HookInput) -> HookOutput {
     let payload: serde_json::Value = match serde_json::from_slice(&input.payload) {
         Ok(v) => v,
         Err(e) => {
-            let what = if input.payload.iter().all(u8::is_ascii_whitespace) { "the payload is empty".to_string() } else { format!("the payload is not JSON ({e})") };
+            let what = if input.payload.iter().all(u8::is_ascii_whitespace) {
+                "the payload is empty".to_string()
+            } else {
+                format!("the payload is not JSON ({e})")
+            };
             return failure_output(&arg_spec, EventKind::Other, "", None, &what);
         }
     };
@@ -144,7 +181,10 @@ fn run_inner(input: HookInput) -> HookOutput {
     let mut mismatch = None;
     let spec = match (&input.agent, detected) {
         (Some(_), Some(d)) if !d.detect.is_empty() && !arg_spec.answers_to(&d.name) => {
-            mismatch = Some(format!("guard hook {} received a {} payload; treated as {}", arg_spec.name, d.name, d.name));
+            mismatch = Some(format!(
+                "guard hook {} received a {} payload; treated as {}",
+                arg_spec.name, d.name, d.name
+            ));
             d
         }
         (Some(_), _) => arg_spec,
@@ -155,21 +195,42 @@ fn run_inner(input: HookInput) -> HookOutput {
         Ok(e) => e,
         Err(e) => return failure_output(&spec, EventKind::Other, "", None, &e.to_string()),
     };
-    LAST_KNOWN.with(|k| *k.borrow_mut() = Some((spec.clone(), event.kind, event.native_event.clone())));
+    LAST_KNOWN
+        .with(|k| *k.borrow_mut() = Some((spec.clone(), event.kind, event.native_event.clone())));
     let state_dir = crate::paths::state_dir();
     let _ = crate::state::touch_heartbeat(&state_dir, &spec.name);
+    text_stash::apply(&spec, &mut event, &state_dir);
 
     fault("config");
-    let opts = LoadOptions { explicit: input.config_path.clone(), cwd: event.cwd.clone(), agent: Some(spec.name.clone()), only_explicit: false };
+    let opts = LoadOptions {
+        explicit: input.config_path.clone(),
+        cwd: event.cwd.clone(),
+        agent: Some(spec.name.clone()),
+        only_explicit: false,
+    };
     let loaded = match config::load(&opts) {
         Ok(l) => l,
-        Err(e) => return failure_output(&spec, event.kind, &event.native_event, None, &format!("config error: {e}")),
+        Err(e) => {
+            return failure_output(
+                &spec,
+                event.kind,
+                &event.native_event,
+                None,
+                &format!("config error: {e}"),
+            )
+        }
     };
     let cfg = loaded.config;
     let deadline = started + cfg.deadline.for_kind(event.kind);
     start_watchdog(&spec, &event, &cfg, deadline);
 
-    let mut ctx = record::Context { started, mismatch, refused: loaded.refused, errors: Vec::new(), paused: false };
+    let mut ctx = record::Context {
+        started,
+        mismatch,
+        refused: loaded.refused,
+        errors: Vec::new(),
+        paused: false,
+    };
     if crate::state::is_paused(&state_dir) {
         ctx.paused = true;
         let verdict = Verdict::allow();
@@ -195,35 +256,60 @@ fn run_inner(input: HookInput) -> HookOutput {
     fault("render");
     let mut out = spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
     for e in &ctx.errors {
-        out.stderr.push_str(&format!("guard: {e}\n"));
+        out.stderr
+            .push_str(&format!("guard: {}\n", crate::redact::redact(e).text));
     }
     out
 }
 
-fn evaluate(event: &Event, cfg: &Config, deadline: Instant, state_dir: &std::path::Path, ctx: &mut record::Context) -> Result<Verdict, String> {
+fn evaluate(
+    event: &Event,
+    cfg: &Config,
+    deadline: Instant,
+    state_dir: &std::path::Path,
+    ctx: &mut record::Context,
+) -> Result<Verdict, String> {
     fault("engine");
-    let (detectors, unknown) = crate::detector::load::load_lenient(cfg).map_err(|e| e.to_string())?;
+    let (detectors, unknown) =
+        crate::detector::load::load_lenient(cfg).map_err(|e| e.to_string())?;
     ctx.errors.extend(unknown.iter().map(ToString::to_string));
     if !detectors.iter().any(|d| Engine::applies(d, event)) {
         return Ok(Verdict::allow());
     }
     let engine = Engine::new(detectors)?;
     let cwd = event.cwd.clone();
-    let shell = ShellContext { repo_root: cwd.as_deref().and_then(crate::paths::repo_root), cwd, home: crate::paths::home() };
+    let shell = ShellContext {
+        repo_root: cwd.as_deref().and_then(crate::paths::repo_root),
+        cwd,
+        home: crate::paths::home(),
+    };
     let cache_dir = state_dir.join("cache");
-    let opts = EvalOptions { use_judge: true, deadline, cache_dir: Some(&cache_dir), shell };
+    let opts = EvalOptions {
+        use_judge: true,
+        deadline,
+        cache_dir: Some(&cache_dir),
+        shell,
+    };
     fault("judge");
     let mut verdict = engine.evaluate(event, cfg, &opts);
     if event.kind.is_turn_end() {
-        if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir) {
-            ctx.errors.push(format!("loop guard state unavailable ({e})"));
+        if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir)
+        {
+            ctx.errors
+                .push(format!("loop guard state unavailable ({e})"));
         }
     }
     Ok(verdict)
 }
 
 fn start_watchdog(spec: &AdapterSpec, event: &Event, cfg: &Config, deadline: Instant) {
-    let out = failure_output(spec, event.kind, &event.native_event, Some(cfg), "the deadline passed");
+    let out = failure_output(
+        spec,
+        event.kind,
+        &event.native_event,
+        Some(cfg),
+        "the deadline passed",
+    );
     std::thread::spawn(move || {
         let wake = deadline + WATCHDOG_GRACE;
         let now = Instant::now();

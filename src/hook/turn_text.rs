@@ -15,10 +15,16 @@ const CATCH_UP_PROBE: usize = 200;
 pub fn fill(spec: &AdapterSpec, event: &mut Event, max_bytes: usize) -> Option<String> {
     let format: TranscriptFormat = spec.transcript.as_deref()?.parse().ok()?;
     let path = event.transcript_path.clone()?;
-    let payload = event.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    let payload = event
+        .text
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
     match transcript::last_turn_text(format, &path, max_bytes) {
         Ok(Some(from_transcript)) => {
-            let caught_up = payload.is_none_or(|p| from_transcript.contains(crate::engine::tail(p, CATCH_UP_PROBE).trim()));
+            let caught_up = payload.is_none_or(|p| {
+                from_transcript.contains(crate::engine::tail(p, CATCH_UP_PROBE).trim())
+            });
             if caught_up {
                 event.text = Some(from_transcript);
             }
@@ -26,6 +32,10 @@ pub fn fill(spec: &AdapterSpec, event: &mut Event, max_bytes: usize) -> Option<S
         }
         Ok(None) => None,
         Err(TranscriptError::Missing { .. }) if payload.is_some() => None,
-        Err(e) => Some(if payload.is_some() { format!("{e}; judged the payload's final message instead") } else { format!("{e}; no turn text to judge") }),
+        Err(e) => Some(if payload.is_some() {
+            format!("{e}; judged the payload's final message instead")
+        } else {
+            format!("{e}; no turn text to judge")
+        }),
     }
 }

@@ -67,7 +67,8 @@ pub fn last_json_object(output: &str) -> Option<Map<String, Value>> {
     let mut pos = 0;
     while let Some(offset) = window[pos..].find('{') {
         let at = pos + offset;
-        let mut stream = serde_json::Deserializer::from_str(&window[at..]).into_iter::<Map<String, Value>>();
+        let mut stream =
+            serde_json::Deserializer::from_str(&window[at..]).into_iter::<Map<String, Value>>();
         match stream.next() {
             Some(Ok(object)) => {
                 last = Some(object);
@@ -86,7 +87,11 @@ pub fn judge_output(spec: &JudgeSpec, nonce: &str, output: &str) -> Result<Judgm
 }
 
 /// Checks an already parsed answer object (backends with structured output).
-pub fn judge_object(spec: &JudgeSpec, nonce: &str, object: Map<String, Value>) -> Result<Judgment, AnswerError> {
+pub fn judge_object(
+    spec: &JudgeSpec,
+    nonce: &str,
+    object: Map<String, Value>,
+) -> Result<Judgment, AnswerError> {
     match object.get("nonce") {
         None | Some(Value::Null) => return Err(AnswerError::MissingNonce),
         Some(Value::String(n)) if n == nonce => {}
@@ -94,7 +99,11 @@ pub fn judge_object(spec: &JudgeSpec, nonce: &str, object: Map<String, Value>) -
     }
     spec.check_answer(&object).map_err(AnswerError::Fields)?;
     let rule = Rule::parse(&spec.violation).map_err(|e| AnswerError::Rule(e.to_string()))?;
-    let outcome = if rule.eval(&object) { JudgeOutcome::Violation } else { JudgeOutcome::Allow };
+    let outcome = if rule.eval(&object) {
+        JudgeOutcome::Violation
+    } else {
+        JudgeOutcome::Allow
+    };
     let mut fields = Map::new();
     for field in &spec.fields {
         if let Some(v) = object.get(&field.name) {
@@ -147,27 +156,49 @@ mod tests {
 
     #[test]
     fn allow_when_rule_is_false() {
-        let out = json!({"new_proposal": true, "verification_reported": true, "nonce": N}).to_string();
-        assert_eq!(judge_output(&spec(), N, &out).unwrap().outcome, JudgeOutcome::Allow);
+        let out =
+            json!({"new_proposal": true, "verification_reported": true, "nonce": N}).to_string();
+        assert_eq!(
+            judge_output(&spec(), N, &out).unwrap().outcome,
+            JudgeOutcome::Allow
+        );
     }
 
     #[test]
     fn failures() {
         let s = spec();
-        assert_eq!(judge_output(&s, N, "no json here"), Err(AnswerError::NoJson));
-        assert_eq!(judge_output(&s, N, "{\"new_proposal\": tr"), Err(AnswerError::NoJson));
+        assert_eq!(
+            judge_output(&s, N, "no json here"),
+            Err(AnswerError::NoJson)
+        );
+        assert_eq!(
+            judge_output(&s, N, "{\"new_proposal\": tr"),
+            Err(AnswerError::NoJson)
+        );
         let missing_nonce = json!({"new_proposal": true}).to_string();
-        assert_eq!(judge_output(&s, N, &missing_nonce), Err(AnswerError::MissingNonce));
+        assert_eq!(
+            judge_output(&s, N, &missing_nonce),
+            Err(AnswerError::MissingNonce)
+        );
         let wrong = json!({"new_proposal": true, "nonce": "guessed"}).to_string();
         assert_eq!(judge_output(&s, N, &wrong), Err(AnswerError::WrongNonce));
         let numeric = json!({"new_proposal": true, "nonce": 12}).to_string();
         assert_eq!(judge_output(&s, N, &numeric), Err(AnswerError::WrongNonce));
         let omitted = json!({"nonce": N}).to_string();
-        assert!(matches!(judge_output(&s, N, &omitted), Err(AnswerError::Fields(_))));
+        assert!(matches!(
+            judge_output(&s, N, &omitted),
+            Err(AnswerError::Fields(_))
+        ));
         let types = json!({"new_proposal": "yes", "nonce": N}).to_string();
-        assert!(matches!(judge_output(&s, N, &types), Err(AnswerError::Fields(_))));
+        assert!(matches!(
+            judge_output(&s, N, &types),
+            Err(AnswerError::Fields(_))
+        ));
         let types2 = json!({"new_proposal": true, "confidence": "high", "nonce": N}).to_string();
-        assert!(matches!(judge_output(&s, N, &types2), Err(AnswerError::Fields(_))));
+        assert!(matches!(
+            judge_output(&s, N, &types2),
+            Err(AnswerError::Fields(_))
+        ));
     }
 
     #[test]

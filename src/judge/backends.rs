@@ -64,10 +64,19 @@ pub struct Call<'a> {
 
 /// `codex exec` argv; the prompt goes on stdin (`-`).
 pub fn codex_argv(model: Option<&str>, schema_file: &Path, last_file: &Path) -> Vec<String> {
-    let mut argv: Vec<String> = ["codex", "exec", "--ephemeral", "--skip-git-repo-check", "-s", "read-only", "--disable", "hooks"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut argv: Vec<String> = [
+        "codex",
+        "exec",
+        "--ephemeral",
+        "--skip-git-repo-check",
+        "-s",
+        "read-only",
+        "--disable",
+        "hooks",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     argv.push("--output-schema".into());
     argv.push(schema_file.display().to_string());
     argv.push("-o".into());
@@ -124,7 +133,10 @@ pub fn gemini_argv(model: Option<&str>, prompt: &str) -> Vec<String> {
 /// workspace trust so headless mode does not exit with code 55.
 pub fn gemini_env(settings_file: &Path) -> Vec<(String, String)> {
     vec![
-        ("GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(), settings_file.display().to_string()),
+        (
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
+            settings_file.display().to_string(),
+        ),
         ("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()),
     ]
 }
@@ -134,7 +146,10 @@ pub fn gemini_env(settings_file: &Path) -> Vec<(String, String)> {
 pub fn claude_answer(stdout: &str) -> Result<RawAnswer, String> {
     let object = super::answer::last_json_object(stdout).ok_or("claude printed no JSON result")?;
     if object.get("is_error") == Some(&Value::Bool(true)) {
-        let why = object.get("result").and_then(Value::as_str).unwrap_or("unknown error");
+        let why = object
+            .get("result")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown error");
         return Err(format!("claude reported an error: {why}"));
     }
     match (object.get("structured_output"), object.get("result")) {
@@ -194,7 +209,8 @@ pub fn ask(call: &Call) -> Result<RawAnswer, String> {
         "codex" => {
             temp = TempDir::new(call.tag)?;
             let schema_file = temp.0.join("schema.json");
-            std::fs::write(&schema_file, call.schema.to_string()).map_err(|e| format!("cannot write the schema: {e}"))?;
+            std::fs::write(&schema_file, call.schema.to_string())
+                .map_err(|e| format!("cannot write the schema: {e}"))?;
             let last = temp.0.join("last-message.txt");
             stdin = Some(call.prompt.as_bytes().to_vec());
             let argv = codex_argv(call.model, &schema_file, &last);
@@ -205,28 +221,56 @@ pub fn ask(call: &Call) -> Result<RawAnswer, String> {
         "gemini" => {
             temp = TempDir::new(call.tag)?;
             let settings = temp.0.join("settings.json");
-            std::fs::write(&settings, GEMINI_HOOKS_OFF).map_err(|e| format!("cannot write gemini settings: {e}"))?;
+            std::fs::write(&settings, GEMINI_HOOKS_OFF)
+                .map_err(|e| format!("cannot write gemini settings: {e}"))?;
             env.extend(gemini_env(&settings));
             gemini_argv(call.model, call.prompt)
         }
         other => return Err(format!("unknown judge backend `{other}`")),
     };
-    let spec = ChildSpec { argv, env, stdin, deadline: call.deadline, max_output_bytes: call.max_output_bytes };
+    let spec = ChildSpec {
+        argv,
+        env,
+        stdin,
+        deadline: call.deadline,
+        max_output_bytes: call.max_output_bytes,
+    };
     let out = process::run(&spec).map_err(|e| e.to_string())?;
     match out.end {
         ChildEnd::Exited(0) => {}
-        ChildEnd::Exited(code) => return Err(with_stderr(format!("judge exited with code {code}"), &out.stderr)),
-        ChildEnd::Signaled(sig) => return Err(with_stderr(format!("judge crashed (signal {sig})"), &out.stderr)),
+        ChildEnd::Exited(code) => {
+            return Err(with_stderr(
+                format!("judge exited with code {code}"),
+                &out.stderr,
+            ))
+        }
+        ChildEnd::Signaled(sig) => {
+            return Err(with_stderr(
+                format!("judge crashed (signal {sig})"),
+                &out.stderr,
+            ))
+        }
         ChildEnd::TimedOut => return Err("judge timed out".into()),
-        ChildEnd::OutputCapped => return Err(format!("judge output passed the {}-byte cap", call.max_output_bytes)),
+        ChildEnd::OutputCapped => {
+            return Err(format!(
+                "judge output passed the {}-byte cap",
+                call.max_output_bytes
+            ))
+        }
     }
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     match call.backend {
         "claude" => claude_answer(&stdout),
         "gemini" => gemini_answer(&stdout),
         "codex" => {
-            let last = last_file.and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default();
-            Ok(RawAnswer::Text(if last.trim().is_empty() { stdout } else { last }))
+            let last = last_file
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .unwrap_or_default();
+            Ok(RawAnswer::Text(if last.trim().is_empty() {
+                stdout
+            } else {
+                last
+            }))
         }
         _ => Ok(RawAnswer::Text(stdout)),
     }
@@ -237,7 +281,14 @@ fn with_stderr(message: String, stderr: &str) -> String {
     if tail.is_empty() {
         message
     } else {
-        let cut: String = tail.chars().rev().take(300).collect::<Vec<_>>().into_iter().rev().collect();
+        let cut: String = tail
+            .chars()
+            .rev()
+            .take(300)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         format!("{message}: {cut}")
     }
 }
@@ -245,9 +296,13 @@ fn with_stderr(message: String, stderr: &str) -> String {
 /// Whether `program` is an executable file on `PATH`.
 pub fn on_path(program: &str) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    let Some(path) = std::env::var_os("PATH") else { return false };
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
     std::env::split_paths(&path).any(|dir| {
-        std::fs::metadata(dir.join(program)).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+        std::fs::metadata(dir.join(program))
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
     })
 }
 

@@ -47,7 +47,10 @@ fn entry_path(dir: &Path, key: &str) -> PathBuf {
 }
 
 fn now_s() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// The verdict stored under `key`, if younger than `ttl_s` seconds.
@@ -68,7 +71,12 @@ pub fn lookup(dir: &Path, key: &str, ttl_s: u64) -> Option<Cached> {
     };
     let fields = entry.get("fields")?.as_object()?.clone();
     let text_of = |k: &str| entry.get(k).and_then(Value::as_str).map(str::to_string);
-    Some(Cached { outcome, fields, backend: text_of("backend"), model: text_of("model") })
+    Some(Cached {
+        outcome,
+        fields,
+        backend: text_of("backend"),
+        model: text_of("model"),
+    })
 }
 
 /// Stores a verdict (only Violation and Allow; others are ignored). Errors are
@@ -103,7 +111,9 @@ pub fn store(dir: &Path, key: &str, ttl_s: u64, verdict: &Cached) {
 
 /// Removes the entries older than `ttl_s` (and unreadable ones).
 pub fn prune(dir: &Path, ttl_s: u64) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let now = now_s();
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -126,7 +136,8 @@ mod tests {
     use super::*;
 
     fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("guard-cache-test-{}-{name}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("guard-cache-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
     }
@@ -134,7 +145,12 @@ mod tests {
     fn verdict(outcome: JudgeOutcome) -> Cached {
         let mut fields = Map::new();
         fields.insert("new_proposal".into(), Value::Bool(true));
-        Cached { outcome, fields, backend: Some("command".into()), model: None }
+        Cached {
+            outcome,
+            fields,
+            backend: Some("command".into()),
+            model: None,
+        }
     }
 
     #[test]

@@ -47,7 +47,9 @@ fn random_bytes(n: usize) -> Vec<u8> {
         use sha2::{Digest, Sha256};
         use std::sync::atomic::{AtomicU64, Ordering};
         static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
         let mut filled = Vec::with_capacity(n);
         while filled.len() < n {
             let mut h = Sha256::new();
@@ -87,12 +89,24 @@ pub fn build(spec: &JudgeSpec, nonce: &str, redacted_text: &str) -> String {
             FieldType::String => "string",
             FieldType::Number => "number",
         };
-        let need = if field.required { "required" } else { "optional" };
-        out.push_str(&format!("- \"{}\" ({kind}, {need}): {}\n", field.name, field.description.trim()));
+        let need = if field.required {
+            "required"
+        } else {
+            "optional"
+        };
+        out.push_str(&format!(
+            "- \"{}\" ({kind}, {need}): {}\n",
+            field.name,
+            field.description.trim()
+        ));
     }
-    out.push_str(&format!("- \"nonce\" (string, required): exactly \"{nonce}\"\n"));
+    out.push_str(&format!(
+        "- \"nonce\" (string, required): exactly \"{nonce}\"\n"
+    ));
     out.push_str("- \"reason\" (string, required): one short sentence explaining the answer\n");
-    out.push_str(&format!("The object must contain \"nonce\": \"{nonce}\".\n\n"));
+    out.push_str(&format!(
+        "The object must contain \"nonce\": \"{nonce}\".\n\n"
+    ));
     out.push_str(&start_marker(nonce));
     out.push('\n');
     out.push_str(redacted_text);

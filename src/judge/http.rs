@@ -54,7 +54,9 @@ pub fn endpoint(url: &str) -> String {
 
 fn is_loopback(url: &str) -> bool {
     let rest = url.split("://").nth(1).unwrap_or(url);
-    ["127.", "localhost", "[::1]"].iter().any(|p| rest.starts_with(p))
+    ["127.", "localhost", "[::1]"]
+        .iter()
+        .any(|p| rest.starts_with(p))
 }
 
 /// Posts the prompt and returns the answer text.
@@ -78,13 +80,17 @@ fn post(call: &HttpCall, strict_schema: bool) -> Result<Posted, String> {
     if left < Duration::from_millis(10) {
         return Err("judge timed out".into());
     }
-    let mut config = ureq::Agent::config_builder().timeout_global(Some(left)).http_status_as_error(false);
+    let mut config = ureq::Agent::config_builder()
+        .timeout_global(Some(left))
+        .http_status_as_error(false);
     if is_loopback(call.url) {
         config = config.proxy(None);
     }
     let agent: ureq::Agent = config.build().into();
     let body = request_body(call.model, call.prompt, call.schema, strict_schema).to_string();
-    let mut request = agent.post(endpoint(call.url)).header("Content-Type", "application/json");
+    let mut request = agent
+        .post(endpoint(call.url))
+        .header("Content-Type", "application/json");
     if let Some(key) = &call.api_key {
         request = request.header("Authorization", format!("Bearer {key}"));
     }
@@ -104,7 +110,8 @@ fn post(call: &HttpCall, strict_schema: bool) -> Result<Posted, String> {
         let cut: String = text.chars().take(300).collect();
         return Err(format!("judge endpoint answered HTTP {status}: {cut}"));
     }
-    let reply: Value = serde_json::from_str(&text).map_err(|e| format!("judge endpoint sent invalid JSON: {e}"))?;
+    let reply: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("judge endpoint sent invalid JSON: {e}"))?;
     match reply.pointer("/choices/0/message/content") {
         Some(Value::String(content)) => Ok(Posted::Answer(RawAnswer::Text(content.clone()))),
         _ => Err("judge endpoint reply has no choices[0].message.content".into()),
@@ -131,9 +138,15 @@ mod tests {
         assert_eq!(b["messages"][0]["content"], "P");
         assert_eq!(b["response_format"]["type"], "json_schema");
         assert_eq!(b["response_format"]["json_schema"]["schema"], schema);
-        assert_eq!(request_body("m", "P", &schema, false)["response_format"], json!({"type": "json_object"}));
+        assert_eq!(
+            request_body("m", "P", &schema, false)["response_format"],
+            json!({"type": "json_object"})
+        );
         assert_eq!(endpoint("http://h/v1/"), "http://h/v1/chat/completions");
-        assert_eq!(endpoint("http://h/v1/chat/completions"), "http://h/v1/chat/completions");
+        assert_eq!(
+            endpoint("http://h/v1/chat/completions"),
+            "http://h/v1/chat/completions"
+        );
         assert!(is_loopback("http://127.0.0.1:9/v1"));
         assert!(!is_loopback("https://api.openai.com/v1"));
     }

@@ -95,20 +95,35 @@ pub fn resolve_backend(cfg: &JudgeConfig) -> String {
     if name != "auto" {
         return name;
     }
-    AUTO_ORDER.iter().find(|p| backends::on_path(p)).map(|p| p.to_string()).unwrap_or_else(|| "none".into())
+    AUTO_ORDER
+        .iter()
+        .find(|p| backends::on_path(p))
+        .map(|p| p.to_string())
+        .unwrap_or_else(|| "none".into())
 }
 
 /// Judges every request, concurrently, and returns one report per request in
 /// the same order. Never panics; each outcome is Violation, Allow or Fail.
-pub fn judge_all(cfg: &JudgeConfig, requests: &[JudgeRequest], ctx: &JudgeContext) -> Vec<JudgeReport> {
+pub fn judge_all(
+    cfg: &JudgeConfig,
+    requests: &[JudgeRequest],
+    ctx: &JudgeContext,
+) -> Vec<JudgeReport> {
     let backend = resolve_backend(cfg);
     let redacted: Vec<Redacted> = requests.iter().map(|r| redact(r.text)).collect();
-    let keys: Vec<String> =
-        requests.iter().zip(&redacted).map(|(r, red)| cache::key(r.detector, r.spec.version, &red.text)).collect();
+    let keys: Vec<String> = requests
+        .iter()
+        .zip(&redacted)
+        .map(|(r, red)| cache::key(r.detector, r.spec.version, &red.text))
+        .collect();
     let mut reports: Vec<Option<JudgeReport>> = requests
         .iter()
         .zip(&keys)
-        .map(|(_, key)| ctx.cache_dir.and_then(|dir| cache::lookup(dir, key, cfg.cache_ttl_s)).map(cached_report))
+        .map(|(_, key)| {
+            ctx.cache_dir
+                .and_then(|dir| cache::lookup(dir, key, cfg.cache_ttl_s))
+                .map(cached_report)
+        })
         .collect();
 
     std::thread::scope(|scope| {
@@ -118,13 +133,17 @@ pub fn judge_all(cfg: &JudgeConfig, requests: &[JudgeRequest], ctx: &JudgeContex
                 let (request, red, backend) = (&requests[i], &redacted[i], backend.as_str());
                 let spawned = std::thread::Builder::new()
                     .name(format!("judge-{}", request.detector))
-                    .spawn_scoped(scope, move || judge_one(cfg, backend, request, red, ctx.deadline));
+                    .spawn_scoped(scope, move || {
+                        judge_one(cfg, backend, request, red, ctx.deadline)
+                    });
                 (i, spawned)
             })
             .collect();
         for (i, handle) in handles {
             let report = match handle {
-                Ok(handle) => handle.join().unwrap_or_else(|_| JudgeReport::failed("the judge thread panicked")),
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|_| JudgeReport::failed("the judge thread panicked")),
                 Err(e) => JudgeReport::failed(format!("cannot start a judge thread: {e}")),
             };
             reports[i] = Some(report);
@@ -143,7 +162,11 @@ pub fn judge_all(cfg: &JudgeConfig, requests: &[JudgeRequest], ctx: &JudgeContex
             };
             cache::store(dir, &keys[i], cfg.cache_ttl_s, &verdict);
         }
-        report.redactions = redacted[i].counts.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        report.redactions = redacted[i]
+            .counts
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect();
         out.push(report);
     }
     out
@@ -162,7 +185,13 @@ fn cached_report(cached: cache::Cached) -> JudgeReport {
 }
 
 /// One judgment: envelope, backend call, answer check.
-fn judge_one(cfg: &JudgeConfig, backend: &str, request: &JudgeRequest, red: &Redacted, hook_deadline: Instant) -> JudgeReport {
+fn judge_one(
+    cfg: &JudgeConfig,
+    backend: &str,
+    request: &JudgeRequest,
+    red: &Redacted,
+    hook_deadline: Instant,
+) -> JudgeReport {
     let started = Instant::now();
     let deadline = hook_deadline.min(started + std::time::Duration::from_millis(cfg.timeout_ms));
     let nonce = envelope::fresh_nonce();
@@ -176,7 +205,9 @@ fn judge_one(cfg: &JudgeConfig, backend: &str, request: &JudgeRequest, red: &Red
         Err("no time left for the judge".into())
     } else {
         match backend {
-            "none" => Err("no judge backend (judge.backend is none, or auto found no judge CLI)".into()),
+            "none" => {
+                Err("no judge backend (judge.backend is none, or auto found no judge CLI)".into())
+            }
             "http" => ask_http(cfg, &prompt, &schema, deadline),
             "command" if cfg.command.is_empty() => Err("judge.command is empty".into()),
             other => backends::ask(&backends::Call {
@@ -197,7 +228,9 @@ fn judge_one(cfg: &JudgeConfig, backend: &str, request: &JudgeRequest, red: &Red
         Ok(answer) => {
             let checked = match &answer {
                 RawAnswer::Text(text) => answer::judge_output(request.spec, &nonce, text),
-                RawAnswer::Object(object) => answer::judge_object(request.spec, &nonce, object.clone()),
+                RawAnswer::Object(object) => {
+                    answer::judge_object(request.spec, &nonce, object.clone())
+                }
             };
             let mut report = match checked {
                 Ok(judgment) => JudgeReport {
@@ -206,7 +239,10 @@ fn judge_one(cfg: &JudgeConfig, backend: &str, request: &JudgeRequest, red: &Red
                     nonce_ok: Some(true),
                     ..JudgeReport::skipped()
                 },
-                Err(error) => JudgeReport { nonce_ok: error.nonce_ok(), ..JudgeReport::failed(error.to_string()) },
+                Err(error) => JudgeReport {
+                    nonce_ok: error.nonce_ok(),
+                    ..JudgeReport::failed(error.to_string())
+                },
             };
             report.answer = Some(truncate(&redact(&answer.as_text()).text, ANSWER_KEEP));
             report
@@ -221,18 +257,41 @@ fn judge_one(cfg: &JudgeConfig, backend: &str, request: &JudgeRequest, red: &Red
     report
 }
 
-fn ask_http(cfg: &JudgeConfig, prompt: &str, schema: &serde_json::Value, deadline: Instant) -> Result<RawAnswer, String> {
-    let url = cfg.url.as_deref().ok_or("judge.url is not set for the http backend")?;
-    let model = cfg.model.as_deref().ok_or("judge.model is not set for the http backend")?;
+fn ask_http(
+    cfg: &JudgeConfig,
+    prompt: &str,
+    schema: &serde_json::Value,
+    deadline: Instant,
+) -> Result<RawAnswer, String> {
+    let url = cfg
+        .url
+        .as_deref()
+        .ok_or("judge.url is not set for the http backend")?;
+    let model = cfg
+        .model
+        .as_deref()
+        .ok_or("judge.model is not set for the http backend")?;
     let api_key = match &cfg.api_key_env {
-        Some(var) => Some(std::env::var(var).map_err(|_| format!("the environment variable {var} (judge.api_key_env) is not set"))?),
+        Some(var) => Some(std::env::var(var).map_err(|_| {
+            format!("the environment variable {var} (judge.api_key_env) is not set")
+        })?),
         None => None,
     };
-    http::ask(&http::HttpCall { url, model, api_key, prompt, schema, deadline, max_output_bytes: cfg.max_output_bytes })
+    http::ask(&http::HttpCall {
+        url,
+        model,
+        api_key,
+        prompt,
+        schema,
+        deadline,
+        max_output_bytes: cfg.max_output_bytes,
+    })
 }
 
 /// String fields (e.g. the judge's `reason`) may quote the text: redact them.
-fn redact_fields(fields: serde_json::Map<String, serde_json::Value>) -> serde_json::Map<String, serde_json::Value> {
+fn redact_fields(
+    fields: serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Map<String, serde_json::Value> {
     fields
         .into_iter()
         .map(|(k, v)| match v {

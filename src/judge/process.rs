@@ -84,11 +84,18 @@ pub fn run(spec: &ChildSpec) -> Result<ChildOutput, RunError> {
     command
         .args(args)
         .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    let mut child = command.spawn().map_err(|source| RunError::Spawn { program: program.clone(), source })?;
+    let mut child = command.spawn().map_err(|source| RunError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
     let pid = child.id() as libc::pid_t;
     let capped = Arc::new(AtomicBool::new(false));
 
@@ -149,7 +156,11 @@ pub fn run(spec: &ChildSpec) -> Result<ChildOutput, RunError> {
     drop(done_tx);
 
     // Without its I/O threads the child could block forever: end it now.
-    let deadline = if threads_ok { spec.deadline } else { Instant::now() };
+    let deadline = if threads_ok {
+        spec.deadline
+    } else {
+        Instant::now()
+    };
     let exited = wait_without_reaping(pid, deadline);
     // Kill the whole group while the leader is still unreaped, so the group
     // id cannot have been reused: helpers it left behind die with it.
@@ -181,13 +192,23 @@ pub fn run(spec: &ChildSpec) -> Result<ChildOutput, RunError> {
         }
     }
     let stdout = stdout_buf.lock().map(|b| b.clone()).unwrap_or_default();
-    let stderr = stderr_buf.lock().map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(STDERR_KEEP)..]).into_owned()).unwrap_or_default();
-    Ok(ChildOutput { end, stdout, stderr })
+    let stderr = stderr_buf
+        .lock()
+        .map(|b| String::from_utf8_lossy(&b[b.len().saturating_sub(STDERR_KEEP)..]).into_owned())
+        .unwrap_or_default();
+    Ok(ChildOutput {
+        end,
+        stdout,
+        stderr,
+    })
 }
 
 /// Starts a helper thread; false when the OS refused.
 fn spawn_helper(f: impl FnOnce() + Send + 'static) -> bool {
-    std::thread::Builder::new().name("judge-io".into()).spawn(f).is_ok()
+    std::thread::Builder::new()
+        .name("judge-io".into())
+        .spawn(f)
+        .is_ok()
 }
 
 /// Waits until the child `pid` has exited (leaving it unreaped) or the
@@ -199,7 +220,12 @@ fn wait_without_reaping(pid: libc::pid_t, deadline: Instant) -> bool {
         // writes into the zeroed siginfo we own.
         let exited = unsafe {
             let mut info: libc::siginfo_t = std::mem::zeroed();
-            let rc = libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT);
+            let rc = libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            );
             // Exited when the call succeeded and filled in a pid; an error
             // (e.g. ECHILD) means there is nothing left to wait for.
             rc != 0 || info.si_pid() != 0
@@ -266,9 +292,15 @@ mod tests {
 
     #[test]
     fn missing_program_is_an_error() {
-        let spec = ChildSpec { argv: vec!["/nonexistent/judge".into()], ..sh("", 1) };
+        let spec = ChildSpec {
+            argv: vec!["/nonexistent/judge".into()],
+            ..sh("", 1)
+        };
         assert!(matches!(run(&spec), Err(RunError::Spawn { .. })));
-        let spec = ChildSpec { argv: vec![], ..sh("", 1) };
+        let spec = ChildSpec {
+            argv: vec![],
+            ..sh("", 1)
+        };
         assert!(matches!(run(&spec), Err(RunError::EmptyCommand)));
     }
 }

@@ -21,7 +21,11 @@ fn sh_judge(value: &str, counter: &Path) -> JudgeConfig {
          printf '{{\"new_proposal\": %s, \"nonce\": \"%s\", \"reason\": \"sh says so\"}}' {value} \"$nonce\"",
         counter.display()
     );
-    JudgeConfig { backend: "command".into(), command: vec!["sh".into(), "-c".into(), script], ..JudgeConfig::default() }
+    JudgeConfig {
+        backend: "command".into(),
+        command: vec!["sh".into(), "-c".into(), script],
+        ..JudgeConfig::default()
+    }
 }
 
 fn temp(name: &str) -> std::path::PathBuf {
@@ -33,7 +37,8 @@ fn temp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn config_defaults_and_unknown_fields() {
-    let cfg: JudgeConfig = serde_json::from_value(json!({"backend": "command", "command": ["j"]})).unwrap();
+    let cfg: JudgeConfig =
+        serde_json::from_value(json!({"backend": "command", "command": ["j"]})).unwrap();
     assert_eq!(cfg.timeout_ms, JudgeConfig::default().timeout_ms);
     assert_eq!(cfg.command, vec!["j".to_string()]);
     assert!(serde_json::from_value::<JudgeConfig>(json!({"bakend": "none"})).is_err());
@@ -43,7 +48,13 @@ fn config_defaults_and_unknown_fields() {
 #[test]
 fn explicit_backends_resolve_to_themselves() {
     for b in ["none", "command", "codex", "claude", "gemini", "http"] {
-        assert_eq!(resolve_backend(&JudgeConfig { backend: b.into(), ..JudgeConfig::default() }), b);
+        assert_eq!(
+            resolve_backend(&JudgeConfig {
+                backend: b.into(),
+                ..JudgeConfig::default()
+            }),
+            b
+        );
     }
     let auto = resolve_backend(&JudgeConfig::default());
     assert!(["codex", "claude", "gemini", "none"].contains(&auto.as_str()));
@@ -52,12 +63,31 @@ fn explicit_backends_resolve_to_themselves() {
 #[test]
 fn none_backend_fails_every_request() {
     let s = spec();
-    let cfg = JudgeConfig { backend: "none".into(), ..JudgeConfig::default() };
-    let reqs = [JudgeRequest { detector: "d", spec: &s, text: "t" }, JudgeRequest { detector: "e", spec: &s, text: "u" }];
-    let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(5), cache_dir: None };
+    let cfg = JudgeConfig {
+        backend: "none".into(),
+        ..JudgeConfig::default()
+    };
+    let reqs = [
+        JudgeRequest {
+            detector: "d",
+            spec: &s,
+            text: "t",
+        },
+        JudgeRequest {
+            detector: "e",
+            spec: &s,
+            text: "u",
+        },
+    ];
+    let ctx = JudgeContext {
+        deadline: Instant::now() + Duration::from_secs(5),
+        cache_dir: None,
+    };
     let reports = judge_all(&cfg, &reqs, &ctx);
     assert_eq!(reports.len(), 2);
-    assert!(reports.iter().all(|r| r.outcome == JudgeOutcome::Fail && r.backend.as_deref() == Some("none")));
+    assert!(reports
+        .iter()
+        .all(|r| r.outcome == JudgeOutcome::Fail && r.backend.as_deref() == Some("none")));
 }
 
 #[test]
@@ -66,15 +96,26 @@ fn command_judge_verdicts_in_order_and_cached() {
     let counter = dir.join("calls");
     let s = spec();
     let yes = sh_judge("true", &counter);
-    let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(20), cache_dir: Some(&dir) };
-    let reqs = [JudgeRequest { detector: "d", spec: &s, text: "I'll commit now." }];
+    let ctx = JudgeContext {
+        deadline: Instant::now() + Duration::from_secs(20),
+        cache_dir: Some(&dir),
+    };
+    let reqs = [JudgeRequest {
+        detector: "d",
+        spec: &s,
+        text: "I'll commit now.",
+    }];
 
     let first = judge_all(&yes, &reqs, &ctx);
     assert_eq!(first[0].outcome, JudgeOutcome::Violation);
     assert!(!first[0].cache_hit);
     assert_eq!(first[0].nonce_ok, Some(true));
     assert_eq!(first[0].fields.get("reason"), Some(&json!("sh says so")));
-    assert!(first[0].answer.as_deref().unwrap_or("").contains("new_proposal"));
+    assert!(first[0]
+        .answer
+        .as_deref()
+        .unwrap_or("")
+        .contains("new_proposal"));
 
     let second = judge_all(&yes, &reqs, &ctx);
     assert_eq!(second[0].outcome, JudgeOutcome::Violation);
@@ -83,7 +124,11 @@ fn command_judge_verdicts_in_order_and_cached() {
     assert_eq!(calls.lines().count(), 1, "a cache hit costs no call");
 
     let no = sh_judge("false", &counter);
-    let other = [JudgeRequest { detector: "d", spec: &s, text: "All tests passed." }];
+    let other = [JudgeRequest {
+        detector: "d",
+        spec: &s,
+        text: "All tests passed.",
+    }];
     assert_eq!(judge_all(&no, &other, &ctx)[0].outcome, JudgeOutcome::Allow);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -92,10 +137,24 @@ fn command_judge_verdicts_in_order_and_cached() {
 fn failures_are_not_cached() {
     let dir = temp("nocache");
     let s = spec();
-    let broken = JudgeConfig { backend: "command".into(), command: vec!["false".into()], ..JudgeConfig::default() };
-    let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(10), cache_dir: Some(&dir) };
-    let reqs = [JudgeRequest { detector: "d", spec: &s, text: "x" }];
-    assert_eq!(judge_all(&broken, &reqs, &ctx)[0].outcome, JudgeOutcome::Fail);
+    let broken = JudgeConfig {
+        backend: "command".into(),
+        command: vec!["false".into()],
+        ..JudgeConfig::default()
+    };
+    let ctx = JudgeContext {
+        deadline: Instant::now() + Duration::from_secs(10),
+        cache_dir: Some(&dir),
+    };
+    let reqs = [JudgeRequest {
+        detector: "d",
+        spec: &s,
+        text: "x",
+    }];
+    assert_eq!(
+        judge_all(&broken, &reqs, &ctx)[0].outcome,
+        JudgeOutcome::Fail
+    );
     let second = judge_all(&broken, &reqs, &ctx);
     assert_eq!(second[0].outcome, JudgeOutcome::Fail);
     assert!(!second[0].cache_hit);
@@ -109,13 +168,24 @@ fn secrets_are_redacted_before_the_judge_and_counted() {
     let s = spec();
     let cfg = JudgeConfig {
         backend: "command".into(),
-        command: vec!["sh".into(), "-c".into(), format!("cat > '{}'; echo nothing", log.display())],
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            format!("cat > '{}'; echo nothing", log.display()),
+        ],
         ..JudgeConfig::default()
     };
-    let ctx = JudgeContext { deadline: Instant::now() + Duration::from_secs(10), cache_dir: None };
+    let ctx = JudgeContext {
+        deadline: Instant::now() + Duration::from_secs(10),
+        cache_dir: None,
+    };
     let secret = "ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8";
     let text = format!("pushing with {secret}");
-    let reqs = [JudgeRequest { detector: "d", spec: &s, text: &text }];
+    let reqs = [JudgeRequest {
+        detector: "d",
+        spec: &s,
+        text: &text,
+    }];
     let report = &judge_all(&cfg, &reqs, &ctx)[0];
     let seen = std::fs::read_to_string(&log).unwrap();
     assert!(!seen.contains(secret));
@@ -128,9 +198,20 @@ fn secrets_are_redacted_before_the_judge_and_counted() {
 #[test]
 fn a_passed_deadline_fails_at_once() {
     let s = spec();
-    let cfg = JudgeConfig { backend: "command".into(), command: vec!["sleep".into(), "10".into()], ..JudgeConfig::default() };
-    let ctx = JudgeContext { deadline: Instant::now(), cache_dir: None };
-    let reqs = [JudgeRequest { detector: "d", spec: &s, text: "x" }];
+    let cfg = JudgeConfig {
+        backend: "command".into(),
+        command: vec!["sleep".into(), "10".into()],
+        ..JudgeConfig::default()
+    };
+    let ctx = JudgeContext {
+        deadline: Instant::now(),
+        cache_dir: None,
+    };
+    let reqs = [JudgeRequest {
+        detector: "d",
+        spec: &s,
+        text: "x",
+    }];
     let r = &judge_all(&cfg, &reqs, &ctx)[0];
     assert_eq!(r.outcome, JudgeOutcome::Fail);
     assert!(r.error.as_deref().unwrap_or("").contains("no time left"));

@@ -46,11 +46,23 @@ pub fn redact(text: &str) -> Redacted {
     let mut spans: Vec<Span> = Vec::new();
     for rule_index in rules_worth_running(text) {
         let rule = &RULES[rule_index];
-        let Some(regex) = compiled(rule_index) else { continue };
+        let Some(regex) = compiled(rule_index) else {
+            continue;
+        };
         for caps in regex.captures_iter(text) {
-            let Some(m) = caps.name("secret").or_else(|| caps.name("secret2")).or_else(|| caps.get(0)) else { continue };
+            let Some(m) = caps
+                .name("secret")
+                .or_else(|| caps.name("secret2"))
+                .or_else(|| caps.get(0))
+            else {
+                continue;
+            };
             if is_secret(rule, m.as_str()) {
-                spans.push(Span { start: m.start(), end: m.end(), rule: rule_index });
+                spans.push(Span {
+                    start: m.start(),
+                    end: m.end(),
+                    rule: rule_index,
+                });
             }
         }
     }
@@ -69,7 +81,10 @@ struct Span {
 fn replace_spans(text: &str, mut spans: Vec<Span>) -> Redacted {
     let mut counts = BTreeMap::new();
     if spans.is_empty() {
-        return Redacted { text: text.to_string(), counts };
+        return Redacted {
+            text: text.to_string(),
+            counts,
+        };
     }
     spans.sort_by_key(|s| (s.start, s.rule));
     let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
@@ -106,7 +121,10 @@ fn keyword_index() -> &'static (Option<AhoCorasick>, Vec<usize>) {
                 owners.push(i);
             }
         }
-        let automaton = AhoCorasick::builder().ascii_case_insensitive(true).build(&keywords).ok();
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&keywords)
+            .ok();
         (automaton, owners)
     })
 }
@@ -115,7 +133,9 @@ fn keyword_index() -> &'static (Option<AhoCorasick>, Vec<usize>) {
 /// Without an automaton (it cannot fail to build, but if it did) every rule runs.
 fn rules_worth_running(text: &str) -> Vec<usize> {
     let (automaton, owners) = keyword_index();
-    let Some(automaton) = automaton else { return (0..RULES.len()).collect() };
+    let Some(automaton) = automaton else {
+        return (0..RULES.len()).collect();
+    };
     let mut wanted = vec![false; RULES.len()];
     for m in automaton.find_overlapping_iter(text) {
         if let Some(&owner) = owners.get(m.pattern().as_usize()) {
@@ -129,7 +149,10 @@ fn rules_worth_running(text: &str) -> Vec<usize> {
 fn compiled(rule_index: usize) -> Option<&'static Regex> {
     static CACHE: OnceLock<Vec<OnceLock<Option<Regex>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| RULES.iter().map(|_| OnceLock::new()).collect());
-    cache.get(rule_index)?.get_or_init(|| Regex::new(RULES[rule_index].pattern).ok()).as_ref()
+    cache
+        .get(rule_index)?
+        .get_or_init(|| Regex::new(RULES[rule_index].pattern).ok())
+        .as_ref()
 }
 
 /// Whether a candidate the rule's regex found is a real secret rather than a
@@ -150,12 +173,26 @@ fn is_secret(rule: &SecretRule, candidate: &str) -> bool {
 fn looks_like_placeholder(candidate: &str) -> bool {
     let lower = candidate.to_ascii_lowercase();
     const MARKERS: [&str; 12] = [
-        "xxxx", "****", "....", "<", "${", "{{", "your-", "your_", "placeholder", "changeme", "example", "redacted",
+        "xxxx",
+        "****",
+        "....",
+        "<",
+        "${",
+        "{{",
+        "your-",
+        "your_",
+        "placeholder",
+        "changeme",
+        "example",
+        "redacted",
     ];
     if MARKERS.iter().any(|m| lower.contains(m)) {
         return true;
     }
-    let significant: Vec<char> = lower.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let significant: Vec<char> = lower
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
     match significant.first() {
         Some(first) => significant.iter().all(|c| c == first),
         None => true,
@@ -171,7 +208,9 @@ fn looks_random(value: &str) -> bool {
     let lower = value.bytes().any(|b| b.is_ascii_lowercase());
     let upper = value.bytes().any(|b| b.is_ascii_uppercase());
     let digit = value.bytes().any(|b| b.is_ascii_digit());
-    let symbol = value.bytes().any(|b| !b.is_ascii_alphanumeric() && !matches!(b, b'_' | b'-' | b'.'));
+    let symbol = value
+        .bytes()
+        .any(|b| !b.is_ascii_alphanumeric() && !matches!(b, b'_' | b'-' | b'.'));
     [lower, upper, digit, symbol].iter().filter(|&&c| c).count() >= 2
 }
 

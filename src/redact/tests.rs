@@ -69,7 +69,10 @@ fn pem_block_without_end_is_redacted_to_the_end() {
 #[test]
 fn url_password_only() {
     let r = redact("DATABASE_URL=postgres://app:Vq7pLx2Rm9@db.internal:5432/app");
-    assert_eq!(r.text, "DATABASE_URL=postgres://app:[REDACTED:url-credentials]@db.internal:5432/app");
+    assert_eq!(
+        r.text,
+        "DATABASE_URL=postgres://app:[REDACTED:url-credentials]@db.internal:5432/app"
+    );
 }
 
 #[test]
@@ -109,7 +112,10 @@ fn basic_auth_header_and_curl_user() {
     let r = redact("Authorization: Basic YWRtaW46czNjcjN0UDRzcw==");
     assert_eq!(r.text, "Authorization: Basic [REDACTED:basic-auth]");
     let r = redact("curl -u deploy:Hq7!vP2mZ9 https://repo.internal/upload");
-    assert_eq!(r.text, "curl -u deploy:[REDACTED:basic-auth] https://repo.internal/upload");
+    assert_eq!(
+        r.text,
+        "curl -u deploy:[REDACTED:basic-auth] https://repo.internal/upload"
+    );
 }
 
 #[test]

@@ -10,8 +10,16 @@ use std::path::PathBuf;
 pub fn test_judge() -> PathBuf {
     let exe = std::env::current_exe().expect("test exe path");
     let deps = exe.parent().expect("deps dir");
-    let path = deps.parent().expect("profile dir").join("examples").join("test_judge");
-    assert!(path.exists(), "{} is missing: run `cargo build --examples` (or plain `cargo test`)", path.display());
+    let path = deps
+        .parent()
+        .expect("profile dir")
+        .join("examples")
+        .join("test_judge");
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build --examples` (or plain `cargo test`)",
+        path.display()
+    );
     path
 }
 
@@ -47,7 +55,10 @@ pub fn temp_dir(name: &str) -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static SEQ: AtomicUsize = AtomicUsize::new(0);
     let seq = SEQ.fetch_add(1, Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!("guard-judge-it-{}-{seq}-{name}", std::process::id()));
+    let d = std::env::temp_dir().join(format!(
+        "guard-judge-it-{}-{seq}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
     d
@@ -57,6 +68,10 @@ pub fn temp_dir(name: &str) -> PathBuf {
 pub fn process_gone(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().map(|rest| rest.trim_start().starts_with('Z')).unwrap_or(false),
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .map(|rest| rest.trim_start().starts_with('Z'))
+            .unwrap_or(false),
     }
 }

@@ -13,7 +13,9 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Sandbox {
-        Sandbox { dir: tempfile::tempdir().expect("tempdir") }
+        Sandbox {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -51,7 +53,12 @@ impl Sandbox {
     }
 
     pub fn run_with(&self, mut cmd: Command, stdin: &[u8]) -> Output {
-        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn guard");
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn guard");
         let _ = child.stdin.take().unwrap().write_all(stdin);
         child.wait_with_output().expect("wait guard")
     }
@@ -131,5 +138,44 @@ impl Sandbox {
         self.write("detectors/launch.yaml", LAUNCH);
         let cfg = TEST_DETECTORS.replace("DIR", &dir.display().to_string());
         self.write("test-config.yaml", &format!("{cfg}\n{extra}"))
+    }
+}
+
+/// The `test_judge` example (built by a plain `cargo test`).
+pub fn test_judge() -> PathBuf {
+    let exe = std::env::current_exe().expect("test exe");
+    let path = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("profile dir")
+        .join("examples/test_judge");
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build --examples` or plain `cargo test`",
+        path.display()
+    );
+    path
+}
+
+impl Sandbox {
+    /// A config with the test detectors and the test judge in `mode`
+    /// (`answers=FILE`, `hang`, …), plus `extra` YAML.
+    pub fn judged_config(&self, mode: &str, timeout_ms: u64, extra: &str) -> PathBuf {
+        let judge = format!(
+            "judge: {{backend: command, command: [{:?}, {:?}], timeout_ms: {timeout_ms}, cache_ttl_s: 0}}\ndeadline: {{turn_end_ms: 3000, gate_ms: 3000}}\n{extra}",
+            test_judge().display().to_string(),
+            mode
+        );
+        self.test_config(&judge)
+    }
+
+    /// A rules file for the test judge: `(detector, contains, fields)`.
+    pub fn answers(&self, rules: &[(&str, &str, serde_json::Value)]) -> String {
+        let rules: Vec<serde_json::Value> = rules
+            .iter()
+            .map(|(d, c, f)| serde_json::json!({"detector": d, "contains": c, "fields": f}))
+            .collect();
+        let p = self.write("answers.json", &serde_json::json!({"rules": rules, "default": {"new_proposal": false, "dangerous": false}}).to_string());
+        format!("answers={}", p.display())
     }
 }
