@@ -319,6 +319,58 @@ fn http_judge_blocks_an_unverified_push(agent: Agent) {
     );
 }
 
+/// guard's CLI judge backend of the agent's own kind (`codex exec`, `claude -p`,
+/// `gemini -p`), run for real against the stub: proves the argv guard builds
+/// works with the pinned CLI and that the judge's own hooks do not recurse.
+fn cli_judge_backend_works_on_the_real_cli(agent: Agent) {
+    let Some((sandbox, command_judge)) = guarded(agent, "guard-cli-judge", unverified()) else {
+        return;
+    };
+    let judge_yaml = format!("judge:\n  backend: {}\n  timeout_ms: 12000\n", agent.name());
+    let settings = GuardSettings {
+        turn_end_ms: 15000,
+        ..GuardSettings::default()
+    };
+    sandbox.use_e2e_detectors_with(&judge_yaml, &settings);
+    let judge_answer =
+        r#"{"nonce": "$1", "unverified_push": true, "reason": "E2E-CLI-JUDGE: no test run"}"#;
+    sandbox.script(&[
+        // Claude Code's --json-schema offers a StructuredOutput tool and insists on it.
+        Turn::text(judge_answer)
+            .capture(NONCE_REGEX)
+            .call_tool("StructuredOutput")
+            .when_request_contains("--- text-start"),
+        Turn::text("E2E-VERIFIED: ran cargo test (12 passed), then pushed.")
+            .when_last_user_contains("E2E-GUARD-PUSH"),
+        Turn::text("Fixed the bug. Pushing to main now."),
+    ]);
+    let run = sandbox.run("Fix the bug and push.");
+    run.assert_success();
+    let calls = run.calls();
+    let (judge_calls, agent_calls): (Vec<_>, Vec<_>) = calls
+        .iter()
+        .partition(|c| c.body.to_string().contains("--- text-start"));
+    assert_eq!(
+        judge_calls.len(),
+        1,
+        "one judgment by the real CLI\n{}",
+        run.debug()
+    );
+    assert_eq!(
+        agent_calls.len(),
+        2,
+        "blocked once, then verified\n{}",
+        run.debug()
+    );
+    assert!(
+        agent_calls[1].last_user().contains("E2E-CLI-JUDGE"),
+        "{}",
+        run.debug()
+    );
+    assert!(run.answer().contains("E2E-VERIFIED"), "{}", run.debug());
+    assert!(command_judge.calls().is_empty());
+}
+
 macro_rules! for_each_agent {
     ($($agent:ident => $module:ident),*) => {$(
         mod $module {
@@ -336,6 +388,10 @@ macro_rules! for_each_agent {
             #[test]
             fn http_judge_blocks_an_unverified_push() {
                 super::http_judge_blocks_an_unverified_push(Agent::$agent)
+            }
+            #[test]
+            fn cli_judge_backend_works_on_the_real_cli() {
+                super::cli_judge_backend_works_on_the_real_cli(Agent::$agent)
             }
             #[test]
             fn loop_guard_releases_a_stuck_turn() { super::loop_guard_releases_a_stuck_turn(Agent::$agent) }

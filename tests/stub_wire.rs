@@ -350,3 +350,27 @@ fn capture_fills_the_text_from_the_request() {
         serde_json::from_str(reply["choices"][0]["message"]["content"].as_str().unwrap()).unwrap();
     assert_eq!(answer, json!({"nonce": "Ab12Cd34", "ok": true}));
 }
+
+/// `call_tool` answers with a call of the named tool (when offered), its
+/// arguments parsed from the text: how Claude Code's `--json-schema` wants it.
+#[test]
+fn call_tool_answers_with_the_offered_tool() {
+    let stub = Stub::start(
+        "call-tool",
+        &[Turn::text(r#"{"nonce": "$1"}"#)
+            .capture("nonce=([a-z]+)")
+            .call_tool("StructuredOutput")],
+    );
+    let offered = json!({"model": "m", "tools": [{"name": "StructuredOutput"}],
+        "messages": [{"role": "user", "content": "judge nonce=abc"}]});
+    let (_, body) = stub.post("/v1/messages", &offered);
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["content"][0]["name"], "StructuredOutput");
+    assert_eq!(reply["content"][0]["input"], json!({"nonce": "abc"}));
+
+    let not_offered =
+        json!({"model": "m", "messages": [{"role": "user", "content": "judge nonce=abc"}]});
+    let (_, body) = stub.post("/v1/messages", &not_offered);
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["content"][0]["text"], r#"{"nonce": "abc"}"#);
+}

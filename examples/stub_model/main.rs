@@ -233,12 +233,14 @@ fn handle(stream: &TcpStream, shared: &Shared) -> std::io::Result<()> {
 
     let conversation = conversation::flatten(api, &body);
     let offers_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+    let tool_names = offered_tool_names(&body);
     let (turn, reply, delay_ms) = match Script::load(&shared.script) {
         Ok(script) => script.choose(&RequestView {
             api,
             raw: &raw,
             conversation: &conversation,
             offers_tools,
+            tool_names: &tool_names,
         }),
         Err(message) => {
             eprintln!("stub_model: {message}");
@@ -255,6 +257,7 @@ fn handle(stream: &TcpStream, shared: &Shared) -> std::io::Result<()> {
     record["reply"] = match &reply {
         Reply::Text(text) => json!({"kind": "text", "text": text}),
         Reply::Shell(command) => json!({"kind": "shell", "command": command}),
+        Reply::Tool { name, input } => json!({"kind": "tool", "name": name, "input": input}),
         Reply::Error(status) => json!({"kind": "error", "status": status}),
     };
     if delay_ms > 0 {
@@ -293,6 +296,27 @@ fn handle(stream: &TcpStream, shared: &Shared) -> std::io::Result<()> {
             http::write_sse(stream, &events)
         }
     }
+}
+
+/// Names of the tools a request offers, in any of the wire formats:
+/// `tools[].name`, `tools[].function.name`, `tools[].functionDeclarations[].name`.
+fn offered_tool_names(body: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    for tool in body["tools"].as_array().into_iter().flatten() {
+        let declared = tool["functionDeclarations"]
+            .as_array()
+            .into_iter()
+            .flatten();
+        for candidate in [&tool["name"], &tool["function"]["name"]]
+            .into_iter()
+            .chain(declared.map(|d| &d["name"]))
+        {
+            if let Some(name) = candidate.as_str() {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
 }
 
 /// Replies to everything that is not a model call: probes, token counts, model lists.

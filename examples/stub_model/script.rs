@@ -54,6 +54,11 @@ pub struct Turn {
     /// Answer with this HTTP error status instead of a model reply.
     #[serde(default)]
     pub http_status: Option<u16>,
+    /// After the shell calls, call this tool (when the request offers it) with
+    /// the turn's text, parsed as JSON, as its arguments; e.g. Claude Code's
+    /// `StructuredOutput` tool under `--json-schema`.
+    #[serde(default)]
+    pub call_tool: Option<String>,
     /// A regex run on the raw request body; `$1`, `$2`, ... in `text` become its
     /// capture groups (e.g. to echo a judge prompt's nonce).
     #[serde(default)]
@@ -85,6 +90,13 @@ pub enum Reply {
     Text(String),
     /// A shell tool call with this command line.
     Shell(String),
+    /// A call of the named tool with these JSON arguments.
+    Tool {
+        /// The tool's name, as the request offered it.
+        name: String,
+        /// Its arguments.
+        input: serde_json::Value,
+    },
     /// An HTTP error with this status.
     Error(u16),
 }
@@ -102,6 +114,8 @@ pub struct RequestView<'a> {
     pub conversation: &'a [Entry],
     /// Whether the request offers any tool.
     pub offers_tools: bool,
+    /// The names of the tools the request offers.
+    pub tool_names: &'a [String],
 }
 
 impl Script {
@@ -127,9 +141,16 @@ impl Script {
         }
         let calls: Vec<&String> = turn.tool.iter().chain(turn.tools.iter()).collect();
         let answered = conversation::answered_calls_this_turn(view.conversation);
-        let reply = match calls.get(answered) {
-            Some(command) if view.offers_tools => Reply::Shell((*command).clone()),
-            _ => Reply::Text(turn.filled_text(view.raw)),
+        let text = turn.filled_text(view.raw);
+        let reply = match (calls.get(answered), &turn.call_tool) {
+            (Some(command), _) if view.offers_tools => Reply::Shell((*command).clone()),
+            (None, Some(name)) if answered == calls.len() && view.tool_names.contains(name) => {
+                Reply::Tool {
+                    name: name.clone(),
+                    input: serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
+                }
+            }
+            _ => Reply::Text(text),
         };
         (Some(index), reply, turn.delay_ms)
     }

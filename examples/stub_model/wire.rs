@@ -2,7 +2,8 @@
 //! server-sent-events stream, with just the fields the real CLIs read.
 //!
 //! Shell tool calls use each CLI's own shell tool: `Bash` (Claude Code),
-//! `exec_command` (Codex), `run_shell_command` (Gemini CLI), `shell` (chat).
+//! `exec_command` (Codex), `run_shell_command` (Gemini CLI), `shell` (chat);
+//! other tool calls use the name the script gives.
 
 use crate::conversation::Api;
 use crate::script::Reply;
@@ -55,6 +56,10 @@ fn anthropic(reply: &Reply, model: &str, stream: bool) -> Wire {
         Reply::Shell(command) => (
             json!({"type": "tool_use", "id": fresh_id("toolu"), "name": "Bash",
                    "input": {"command": command, "description": "Run a shell command"}}),
+            "tool_use",
+        ),
+        Reply::Tool { name, input } => (
+            json!({"type": "tool_use", "id": fresh_id("toolu"), "name": name, "input": input}),
             "tool_use",
         ),
         _ => (json!({"type": "text", "text": text_of(reply)}), "end_turn"),
@@ -114,6 +119,7 @@ fn text_of(reply: &Reply) -> String {
     match reply {
         Reply::Text(text) => text.clone(),
         Reply::Shell(command) => command.clone(),
+        Reply::Tool { input, .. } => input.to_string(),
         Reply::Error(status) => format!("stub error {status}"),
     }
 }
@@ -123,6 +129,8 @@ fn responses(reply: &Reply, model: &str, stream: bool) -> Wire {
         Reply::Shell(command) => json!({"type": "function_call", "id": fresh_id("fc"),
             "call_id": fresh_id("call"), "name": "exec_command", "status": "completed",
             "arguments": json!({"cmd": command}).to_string()}),
+        Reply::Tool { name, input } => json!({"type": "function_call", "id": fresh_id("fc"),
+            "call_id": fresh_id("call"), "name": name, "status": "completed", "arguments": input.to_string()}),
         _ => {
             json!({"type": "message", "id": fresh_id("msg"), "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": text_of(reply), "annotations": []}]})
@@ -211,6 +219,11 @@ fn chat(reply: &Reply, model: &str, stream: bool) -> Wire {
                 "arguments": json!({"command": command}).to_string()}}]}),
             "tool_calls",
         ),
+        Reply::Tool { name, input } => (
+            json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": fresh_id("call"),
+                "type": "function", "function": {"name": name, "arguments": input.to_string()}}]}),
+            "tool_calls",
+        ),
         _ => (
             json!({"role": "assistant", "content": text_of(reply)}),
             "stop",
@@ -248,6 +261,7 @@ fn gemini(reply: &Reply, stream: bool) -> Wire {
     let part = match reply {
         Reply::Shell(command) => json!({"functionCall": {"name": "run_shell_command",
             "args": {"command": command, "description": "Run a shell command"}}}),
+        Reply::Tool { name, input } => json!({"functionCall": {"name": name, "args": input}}),
         _ => json!({"text": text_of(reply)}),
     };
     let body = json!({"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],

@@ -59,6 +59,12 @@ impl Turn {
         self.condition("api", json!(api))
     }
 
+    /// After its shell calls, the turn calls tool `name` (when offered) with its
+    /// text, parsed as JSON, as arguments; the text follows the tool's result.
+    pub fn call_tool(self, name: &str) -> Turn {
+        self.set("call_tool", json!(name))
+    }
+
     /// Fills `$1`, `$2`, ... in the text with this regex's groups, matched on
     /// the raw request body (e.g. to echo a judge prompt's nonce).
     pub fn capture(self, regex: &str) -> Turn {
