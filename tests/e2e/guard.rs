@@ -10,7 +10,7 @@
 use super::agent::{read_json, write_file};
 use super::hooks::write_executable;
 use super::{Agent, HookPoint, Sandbox};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// The extended regex (one capture group) that finds the judge prompt's nonce
@@ -302,4 +302,39 @@ pub fn stub_http_judge_yaml(timeout_ms: u64) -> String {
          api_key_env: STUB_JUDGE_KEY\n  timeout_ms: {timeout_ms}\n",
         port = super::agent::STUB_PORT
     )
+}
+
+/// A sandbox with guard wired in and the e2e detectors, or `None` when skipped
+/// (on purpose, or because guard has no adapter for the agent yet). guard is
+/// wired with `guard install --agent X` once that command exists in the tree
+/// (`src/install`), else by hand.
+pub fn guarded(
+    agent: Agent,
+    name: &str,
+    judge_answer: serde_json::Value,
+) -> Option<(Sandbox, TestJudge)> {
+    let adapter = super::repo_root().join(format!("adapters/{}.yaml", agent.guard_name()));
+    if !adapter.exists() {
+        eprintln!(
+            "e2e: guard has no adapter for {} yet ({}): skipping",
+            agent.name(),
+            adapter.display()
+        );
+        return None;
+    }
+    let sandbox = Sandbox::new(agent, name)?;
+    let judge = TestJudge::new(&sandbox.scripts, &judge_answer);
+    sandbox.use_e2e_detectors(&judge, &GuardSettings::default());
+    if super::repo_root().join("src/install").exists() {
+        sandbox.guard_install(&[]);
+    } else {
+        eprintln!("e2e: no `guard install` in this tree yet: registering `guard hook` by hand");
+        sandbox.register_guard_hooks();
+    }
+    Some((sandbox, judge))
+}
+
+/// The judge's answer that flags a push as unverified.
+pub fn unverified() -> serde_json::Value {
+    json!({"nonce": "__NONCE__", "unverified_push": true, "reason": "E2E-JUDGE: no test run is shown"})
 }
