@@ -20,6 +20,7 @@ pub use layers::{builtin, load, ConfigError, Layer, LoadOptions, LoadedConfig};
 /// The merged configuration.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[derive(Default)]
 pub struct Config {
     /// The judge (Layer 2).
     pub judge: JudgeConfig,
@@ -43,22 +44,6 @@ pub struct Config {
     pub trust_project_config: bool,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            judge: JudgeConfig::default(),
-            text: TextConfig::default(),
-            deadline: DeadlineConfig::default(),
-            failure: BTreeMap::new(),
-            loop_guard: LoopGuardConfig::default(),
-            log: LogConfig::default(),
-            detectors: BTreeMap::new(),
-            agents: BTreeMap::new(),
-            ask_as: None,
-            trust_project_config: false,
-        }
-    }
-}
 
 /// `text:`: what part of the assistant's text is judged.
 #[derive(Debug, Clone, Deserialize)]

@@ -69,7 +69,7 @@ impl Engine {
         event
             .tool
             .as_ref()
-            .is_some_and(|t| d.spec.tools.iter().any(|name| *name == t.canonical))
+            .is_some_and(|t| d.spec.tools.contains(&t.canonical))
     }
 
     /// The text the detectors look at: the subject, its tail for turn ends.

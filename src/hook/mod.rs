@@ -40,11 +40,10 @@ pub struct HookInput {
 
 /// Test-only fault injection: panics at `stage` when `GUARD_FAULT` names it.
 pub fn fault(stage: &str) {
-    if cfg!(debug_assertions) || cfg!(feature = "fault-injection") {
-        if std::env::var("GUARD_FAULT").is_ok_and(|f| f == stage) {
+    if (cfg!(debug_assertions) || cfg!(feature = "fault-injection"))
+        && std::env::var("GUARD_FAULT").is_ok_and(|f| f == stage) {
             panic!("injected fault at {stage}");
         }
-    }
 }
 
 static ANSWERED: AtomicBool = AtomicBool::new(false);
