@@ -236,6 +236,51 @@ fn destructive_command_is_denied(agent: Agent) {
     );
 }
 
+/// The built-in `commit-before-verification` detector on a real agent: an
+/// unverified push proposal is blocked with the detector's reason and the
+/// judge's; the answer that reports test counts passes by a bypass, unjudged.
+fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
+    let Some((sandbox, judge)) = guarded(agent, "guard-builtin-commit", unverified()) else {
+        return;
+    };
+    let settings = GuardSettings {
+        builtin_turn_end: true,
+        ..GuardSettings::default()
+    };
+    sandbox.use_e2e_detectors(&judge, &settings);
+    judge.answer(
+        "commit-before-verification",
+        &json!({"nonce": "__NONCE__", "new_proposal": true, "verification_reported": false,
+                "direction_query": false, "future_step_description": false,
+                "reason": "E2E-CBV: no test run is shown"}),
+    );
+    sandbox.script(&[
+        Turn::text("cargo test: 12 passed, 0 failed. Pushed it to origin.")
+            .when_last_user_contains("E2E-CBV"),
+        Turn::text("The change is ready. Shall I push it to origin now?"),
+    ]);
+    let run = sandbox.run("Make the change and push.");
+    run.assert_success();
+    let calls = run.calls();
+    assert_eq!(
+        calls.len(),
+        2,
+        "blocked once, then verified\n{}",
+        run.debug()
+    );
+    assert!(calls[1].last_user().contains("E2E-CBV"), "{}", run.debug());
+    assert!(run.answer().contains("12 passed"), "{}", run.debug());
+    let judged: Vec<String> = judge.calls();
+    assert_eq!(
+        judged
+            .iter()
+            .filter(|d| *d == "commit-before-verification")
+            .count(),
+        1,
+        "judged once; the verified answer passes by its bypass: {judged:?}"
+    );
+}
+
 macro_rules! for_each_agent {
     ($($agent:ident => $module:ident),*) => {$(
         mod $module {
@@ -253,7 +298,11 @@ macro_rules! for_each_agent {
             #[test]
             fn loop_guard_releases_a_stuck_turn() { super::loop_guard_releases_a_stuck_turn(Agent::$agent) }
             #[test]
-            #[ignore = "needs the built-in dangerous-command detector in main"]
+            fn builtin_commit_detector_blocks_an_unverified_push() {
+                super::builtin_commit_detector_blocks_an_unverified_push(Agent::$agent)
+            }
+            #[test]
+            #[ignore = "needs the built-in dangerous-command detector (shell branch) in main"]
             fn destructive_command_is_denied() { super::destructive_command_is_denied(Agent::$agent) }
         }
     )*};

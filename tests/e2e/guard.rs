@@ -247,9 +247,22 @@ pub struct GuardSettings {
     pub gate_ms: u64,
     /// `judge.timeout_ms`.
     pub judge_timeout_ms: u64,
+    /// Keep the built-in turn-end detectors on (off by default, so that a
+    /// scenario about the e2e detectors is not judged by them too; the
+    /// built-in `dangerous-command` gate is always on).
+    pub builtin_turn_end: bool,
     /// More top-level YAML (keys other than `judge`, `deadline`, `detectors`).
     pub extra: String,
 }
+
+/// The built-in turn-end detectors (`config.yaml`).
+pub const BUILTIN_TURN_END: [&str; 5] = [
+    "commit-before-verification",
+    "scope-check",
+    "scope-change",
+    "shallow-bugfix",
+    "bugfix-without-reproduction",
+];
 
 impl Default for GuardSettings {
     fn default() -> Self {
@@ -257,6 +270,7 @@ impl Default for GuardSettings {
             turn_end_ms: 8000,
             gate_ms: 4000,
             judge_timeout_ms: 3000,
+            builtin_turn_end: false,
             extra: String::new(),
         }
     }
@@ -278,11 +292,16 @@ impl Sandbox {
         write_file(&dir.join("e2e-launch.yaml"), LAUNCH_DETECTOR);
         let yaml = format!(
             "{judge_yaml}deadline:\n  turn_end_ms: {turn_end}\n  gate_ms: {gate}\n\
-             detectors:\n  e2e-push:\n    file: '{push}'\n  e2e-launch:\n    file: '{launch}'\n{extra}",
+             detectors:\n  e2e-push:\n    file: '{push}'\n  e2e-launch:\n    file: '{launch}'\n{builtins}{extra}",
             turn_end = settings.turn_end_ms,
             gate = settings.gate_ms,
             push = dir.join("e2e-push.yaml").display(),
             launch = dir.join("e2e-launch.yaml").display(),
+            builtins = if settings.builtin_turn_end {
+                String::new()
+            } else {
+                BUILTIN_TURN_END.iter().map(|d| format!("  {d}: {{enabled: false}}\n")).collect()
+            },
             extra = settings.extra,
         );
         self.write_guard_config(&yaml);
