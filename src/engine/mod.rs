@@ -189,7 +189,12 @@ impl Engine {
                 .unwrap_or("")
                 .trim()
                 .to_string();
-            let mut text = d.spec.reason.replace("{judge_reason}", &judge_reason);
+            let mut text = if judge_reason.is_empty() {
+                // No note from the judge: drop the line that would carry it.
+                d.spec.reason.lines().filter(|l| !l.contains("{judge_reason}")).collect::<Vec<_>>().join("\n").trim_end().to_string()
+            } else {
+                d.spec.reason.replace("{judge_reason}", &judge_reason)
+            };
             if let Some(m) = &r.shell {
                 text = format!("{} ({}: `{}`)", m.reason, m.rule_id, m.segment);
             } else if judge.outcome != JudgeOutcome::Violation && verdict != Decision::Allow {
