@@ -230,7 +230,7 @@ fn destructive_command_is_denied(agent: Agent) {
         .map(|c| c.texts(Role::ToolResult).join("\n"))
         .unwrap_or_default();
     assert!(
-        results.contains("guard"),
+        results.contains("guard [dangerous-command]"),
         "guard's reason did not reach the model\n{}",
         run.debug()
     );
@@ -302,7 +302,6 @@ macro_rules! for_each_agent {
                 super::builtin_commit_detector_blocks_an_unverified_push(Agent::$agent)
             }
             #[test]
-            #[ignore = "needs the built-in dangerous-command detector (shell branch) in main"]
             fn destructive_command_is_denied() { super::destructive_command_is_denied(Agent::$agent) }
         }
     )*};
