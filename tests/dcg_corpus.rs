@@ -27,7 +27,10 @@ struct Case {
 }
 
 fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -45,12 +48,33 @@ fn load_cases() -> Vec<Case> {
     let mut cases = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
-        let doc: toml::Table = text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let rel = path.strip_prefix(&root).unwrap().to_string_lossy().to_string();
-        for case in doc.get("case").and_then(|c| c.as_array()).into_iter().flatten() {
-            let Some(command) = case.get("command").and_then(|c| c.as_str()) else { continue };
-            let expected = case.get("expected").or_else(|| case.get("expected_decision")).and_then(|e| e.as_str()).unwrap_or("allow");
-            cases.push(Case { file: rel.clone(), command: command.to_string(), expected: expected.to_string() });
+        let doc: toml::Table = text
+            .parse()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let rel = path
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        for case in doc
+            .get("case")
+            .and_then(|c| c.as_array())
+            .into_iter()
+            .flatten()
+        {
+            let Some(command) = case.get("command").and_then(|c| c.as_str()) else {
+                continue;
+            };
+            let expected = case
+                .get("expected")
+                .or_else(|| case.get("expected_decision"))
+                .and_then(|e| e.as_str())
+                .unwrap_or("allow");
+            cases.push(Case {
+                file: rel.clone(),
+                command: command.to_string(),
+                expected: expected.to_string(),
+            });
         }
     }
     cases
@@ -62,7 +86,11 @@ fn dcg_corpus() {
     let keywords = shell_common::dangerous_command_spec().keywords;
     let ctx = shell_common::repo_context();
     let cases = load_cases();
-    assert!(cases.len() > 300, "corpus not found or truncated: {} cases", cases.len());
+    assert!(
+        cases.len() > 300,
+        "corpus not found or truncated: {} cases",
+        cases.len()
+    );
 
     let (mut denies, mut caught_deny, mut caught_ask) = (0, 0, 0);
     let (mut allows, mut edge) = (0, 0);
@@ -75,7 +103,11 @@ fn dcg_corpus() {
         }
         let verdict = classify(&case.command, &rules, &ctx);
         let action = verdict.as_ref().map(|m| m.action);
-        assert!(action.is_none() || shell_common::keyword_hit(&keywords, &case.command), "no keyword for {:?}", case.command);
+        assert!(
+            action.is_none() || shell_common::keyword_hit(&keywords, &case.command),
+            "no keyword for {:?}",
+            case.command
+        );
         let excepted = EXCEPTIONS.iter().any(|(c, _)| *c == case.command);
         match case.expected.as_str() {
             "deny" => {
@@ -90,7 +122,13 @@ fn dcg_corpus() {
             _ => {
                 allows += 1;
                 if let Some(m) = &verdict {
-                    let line = format!("{}: {:?} -> {} ({})", case.file, case.command, m.rule_id, m.action.as_str());
+                    let line = format!(
+                        "{}: {:?} -> {} ({})",
+                        case.file,
+                        case.command,
+                        m.rule_id,
+                        m.action.as_str()
+                    );
                     match m.action {
                         ShellAction::Deny if !excepted => false_denies.push(line),
                         ShellAction::Deny => {}
@@ -102,12 +140,31 @@ fn dcg_corpus() {
     }
 
     println!("dcg corpus: {} cases ({edge} edge cases)", cases.len());
-    println!("  dcg deny : {denies}: guard deny {caught_deny}, ask {caught_ask}, missed {}", missed.len());
-    println!("  dcg allow: {allows}: guard deny {}, ask (friction) {}", false_denies.len(), friction.len());
+    println!(
+        "  dcg deny : {denies}: guard deny {caught_deny}, ask {caught_ask}, missed {}",
+        missed.len()
+    );
+    println!(
+        "  dcg allow: {allows}: guard deny {}, ask (friction) {}",
+        false_denies.len(),
+        friction.len()
+    );
     for line in &friction {
         println!("    friction: {line}");
     }
-    assert!(missed.is_empty(), "dcg denies guard lets through:\n{}", missed.join("\n"));
-    assert!(false_denies.is_empty(), "dcg allows guard denies:\n{}", false_denies.join("\n"));
-    assert!(friction.len() <= MAX_FRICTION, "too much friction: {} allow cases asked", friction.len());
+    assert!(
+        missed.is_empty(),
+        "dcg denies guard lets through:\n{}",
+        missed.join("\n")
+    );
+    assert!(
+        false_denies.is_empty(),
+        "dcg allows guard denies:\n{}",
+        false_denies.join("\n")
+    );
+    assert!(
+        friction.len() <= MAX_FRICTION,
+        "too much friction: {} allow cases asked",
+        friction.len()
+    );
 }

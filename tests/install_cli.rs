@@ -101,17 +101,32 @@ fn claude_settings_from_nothing_have_the_exact_expected_shape() {
     let sb = Sandbox::new();
     let out = sb.ok(&["install", "--agent", "claude-code"]);
     assert!(out.contains("created the file"), "{out}");
-    assert_eq!(fs::read_to_string(sb.claude_settings()).unwrap(), golden(CLAUDE_GOLDEN));
-    assert!(files_containing(&sb.home().join(".claude"), "guard-backup").is_empty(), "no backup of a file that did not exist");
+    assert_eq!(
+        fs::read_to_string(sb.claude_settings()).unwrap(),
+        golden(CLAUDE_GOLDEN)
+    );
+    assert!(
+        files_containing(&sb.home().join(".claude"), "guard-backup").is_empty(),
+        "no backup of a file that did not exist"
+    );
 }
 
 #[test]
 fn codex_hooks_json_has_the_exact_expected_shape_and_the_trust_notice() {
     let sb = Sandbox::new();
     let out = sb.ok(&["install", "--agent", "codex"]);
-    assert!(out.contains("/hooks"), "the user is told to trust the hooks: {out}");
-    assert_eq!(fs::read_to_string(sb.codex_hooks()).unwrap(), golden(CODEX_GOLDEN));
-    assert!(!sb.home().join(".codex/config.toml").exists(), "guard never writes Codex trust state");
+    assert!(
+        out.contains("/hooks"),
+        "the user is told to trust the hooks: {out}"
+    );
+    assert_eq!(
+        fs::read_to_string(sb.codex_hooks()).unwrap(),
+        golden(CODEX_GOLDEN)
+    );
+    assert!(
+        !sb.home().join(".codex/config.toml").exists(),
+        "guard never writes Codex trust state"
+    );
 }
 
 #[test]
@@ -126,7 +141,10 @@ fn a_second_install_changes_no_byte() {
     let out = sb.ok(&["install", "--agent", "claude"]);
     assert!(out.contains("already up to date"), "{out}");
     assert_eq!(fs::read(sb.claude_settings()).unwrap(), first);
-    assert_eq!(fs::read(sb.home().join(".claude/settings.json.guard-backup")).unwrap(), backup);
+    assert_eq!(
+        fs::read(sb.home().join(".claude/settings.json.guard-backup")).unwrap(),
+        backup
+    );
 }
 
 #[test]
@@ -138,15 +156,33 @@ fn install_then_uninstall_gives_back_the_original_bytes_and_permissions() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
     sb.ok(&["install", "--agent", "claude-code"]);
     let installed = fs::read_to_string(&path).unwrap();
-    assert!(installed.contains("notify-send été"), "other tools' hooks stay: {installed}");
-    assert!(installed.find("\"zeta\"").unwrap() < installed.find("\"permissions\"").unwrap(), "key order kept");
-    assert!(installed.contains("\n\t\"hooks\": {"), "the file's tab indentation kept");
-    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(
+        installed.contains("notify-send été"),
+        "other tools' hooks stay: {installed}"
+    );
+    assert!(
+        installed.find("\"zeta\"").unwrap() < installed.find("\"permissions\"").unwrap(),
+        "key order kept"
+    );
+    assert!(
+        installed.contains("\n\t\"hooks\": {"),
+        "the file's tab indentation kept"
+    );
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     let out = sb.ok(&["uninstall", "--agent", "claude-code"]);
     assert!(out.contains("restored"), "{out}");
     assert_eq!(fs::read_to_string(&path).unwrap(), HANDWRITTEN);
-    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-    assert!(files_containing(&sb.home().join(".claude"), "guard").is_empty(), "no backup or temp file left");
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert!(
+        files_containing(&sb.home().join(".claude"), "guard").is_empty(),
+        "no backup or temp file left"
+    );
 }
 
 #[test]
@@ -156,13 +192,21 @@ fn uninstall_keeps_later_edits_and_removes_only_guard() {
     let path = sb.claude_settings();
     fs::write(&path, "{\"model\": \"opus\"}\n").unwrap();
     sb.ok(&["install", "--agent", "claude-code"]);
-    let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-    value["hooks"]["Stop"].as_array_mut().unwrap().push(serde_json::json!({"hooks": [{"type": "command", "command": "later-tool"}]}));
+    let mut value: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    value["hooks"]["Stop"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"hooks": [{"type": "command", "command": "later-tool"}]}));
     value["theme"] = "dark".into();
     fs::write(&path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
     sb.ok(&["uninstall", "--agent", "claude-code"]);
-    let after: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(after, serde_json::json!({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "later-tool"}]}]}, "theme": "dark"}));
+    let after: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        after,
+        serde_json::json!({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "later-tool"}]}]}, "theme": "dark"})
+    );
 }
 
 #[test]
@@ -181,16 +225,29 @@ fn uninstall_removes_a_file_guard_created() {
 fn malformed_files_are_refused_with_line_and_column_and_left_untouched() {
     let sb = Sandbox::new();
     fs::create_dir_all(sb.home().join(".claude")).unwrap();
-    for (text, location) in [("{\n  \"a\": 1,\n}\n", ":3:1"), ("{\n  // mine\n  \"a\": 1\n}\n", ":2:3"), ("[1, 2]", "top level")] {
+    for (text, location) in [
+        ("{\n  \"a\": 1,\n}\n", ":3:1"),
+        ("{\n  // mine\n  \"a\": 1\n}\n", ":2:3"),
+        ("[1, 2]", "top level"),
+    ] {
         fs::write(sb.claude_settings(), text).unwrap();
-        for args in [["install", "--agent", "claude-code"], ["uninstall", "--agent", "claude-code"]] {
+        for args in [
+            ["install", "--agent", "claude-code"],
+            ["uninstall", "--agent", "claude-code"],
+        ] {
             let out = sb.run(&args);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{stderr}");
-            assert!(stderr.contains("settings.json") && stderr.contains(location), "{stderr}");
+            assert!(
+                stderr.contains("settings.json") && stderr.contains(location),
+                "{stderr}"
+            );
             assert!(stderr.contains("changed nothing"), "{stderr}");
             assert_eq!(fs::read_to_string(sb.claude_settings()).unwrap(), text);
-            assert_eq!(files_containing(&sb.home().join(".claude"), "guard"), Vec::<String>::new());
+            assert_eq!(
+                files_containing(&sb.home().join(".claude"), "guard"),
+                Vec::<String>::new()
+            );
         }
     }
 }
@@ -199,7 +256,10 @@ fn malformed_files_are_refused_with_line_and_column_and_left_untouched() {
 fn dry_run_prints_a_diff_and_writes_nothing() {
     let sb = Sandbox::new();
     let out = sb.ok(&["install", "--agent", "claude-code", "--dry-run"]);
-    assert!(out.contains("+++ ") && out.contains("+        \"matcher\": \"*\","), "{out}");
+    assert!(
+        out.contains("+++ ") && out.contains("+        \"matcher\": \"*\","),
+        "{out}"
+    );
     assert!(!sb.home().join(".claude").exists());
     fs::create_dir_all(sb.home().join(".claude")).unwrap();
     fs::write(sb.claude_settings(), "{}").unwrap();
@@ -210,7 +270,10 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
     let out = sb.ok(&["uninstall", "--agent", "claude-code", "--dry-run"]);
     assert!(out.contains("-") && out.contains("would have"), "{out}");
     assert_eq!(fs::read(sb.claude_settings()).unwrap(), installed);
-    assert_eq!(files_containing(&sb.home().join(".claude"), "guard-backup").len(), 1);
+    assert_eq!(
+        files_containing(&sb.home().join(".claude"), "guard-backup").len(),
+        1
+    );
 }
 
 #[test]
@@ -219,7 +282,10 @@ fn all_without_any_agent_says_how_to_install_one_by_hand() {
     let out = sb.run(&["install", "--all"]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no agent found") && stderr.contains("guard install --agent claude-code"), "{stderr}");
+    assert!(
+        stderr.contains("no agent found") && stderr.contains("guard install --agent claude-code"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -230,7 +296,10 @@ fn all_finds_agents_by_executable_and_by_config_directory() {
     fs::write(&fake, "#!/bin/sh\n").unwrap();
     fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
     let out = sb.ok(&["install", "--all"]);
-    assert!(out.contains("claude-code:") && out.contains("codex:"), "{out}");
+    assert!(
+        out.contains("claude-code:") && out.contains("codex:"),
+        "{out}"
+    );
     assert!(sb.claude_settings().exists() && sb.codex_hooks().exists());
 }
 
@@ -239,8 +308,19 @@ fn project_scope_writes_at_the_repository_root() {
     let sb = Sandbox::new();
     fs::create_dir_all(sb.work().join(".git")).unwrap();
     fs::create_dir_all(sb.work().join("src/deep")).unwrap();
-    let out = sb.command_with(&guard_exe(), &["install", "--agent", "claude-code", "--scope", "project"]).current_dir(sb.work().join("src/deep")).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = sb
+        .command_with(
+            &guard_exe(),
+            &["install", "--agent", "claude-code", "--scope", "project"],
+        )
+        .current_dir(sb.work().join("src/deep"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(sb.work().join(".claude/settings.json").exists());
     assert!(!sb.claude_settings().exists());
 }
@@ -250,10 +330,17 @@ fn unknown_and_unwirable_agents_are_refused() {
     let sb = Sandbox::new();
     let out = sb.run(&["install", "--agent", "nope"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("claude-code"), "lists the agents it can wire");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("claude-code"),
+        "lists the agents it can wire"
+    );
     let out = sb.run(&["install", "--agent", "generic"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("guard hook generic"));
-    assert_eq!(sb.run(&["install"]).status.code(), Some(2), "an agent or --all is required");
+    assert_eq!(
+        sb.run(&["install"]).status.code(),
+        Some(2),
+        "an agent or --all is required"
+    );
 }
 
 /// A copy of the guard binary at another place (a moved or second install).
@@ -268,11 +355,22 @@ fn copy_of_guard(sb: &Sandbox, dir: &str) -> std::path::PathBuf {
 fn a_moved_binary_replaces_its_old_entries() {
     let sb = Sandbox::new();
     let old = copy_of_guard(&sb, "old place");
-    let out = sb.command_with(&old, &["install", "--agent", "claude-code"]).output().unwrap();
+    let out = sb
+        .command_with(&old, &["install", "--agent", "claude-code"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
-    assert!(fs::read_to_string(sb.claude_settings()).unwrap().contains("'"), "a path with a space is quoted");
+    assert!(
+        fs::read_to_string(sb.claude_settings())
+            .unwrap()
+            .contains("'"),
+        "a path with a space is quoted"
+    );
     sb.ok(&["install", "--agent", "claude-code"]);
-    assert_eq!(fs::read_to_string(sb.claude_settings()).unwrap(), golden(CLAUDE_GOLDEN));
+    assert_eq!(
+        fs::read_to_string(sb.claude_settings()).unwrap(),
+        golden(CLAUDE_GOLDEN)
+    );
 }
 
 #[test]
@@ -280,11 +378,17 @@ fn concurrent_installs_never_corrupt_the_file() {
     let sb = Sandbox::new();
     fs::create_dir_all(sb.home().join(".claude")).unwrap();
     fs::write(sb.claude_settings(), HANDWRITTEN).unwrap();
-    let copies = [copy_of_guard(&sb, "a"), copy_of_guard(&sb, "b"), guard_exe()];
+    let copies = [
+        copy_of_guard(&sb, "a"),
+        copy_of_guard(&sb, "b"),
+        guard_exe(),
+    ];
     let children: Vec<_> = (0..9)
         .map(|i| {
             let verb = if i % 4 == 3 { "uninstall" } else { "install" };
-            sb.command_with(&copies[i % 3], &[verb, "--agent", "claude-code"]).spawn().unwrap()
+            sb.command_with(&copies[i % 3], &[verb, "--agent", "claude-code"])
+                .spawn()
+                .unwrap()
         })
         .collect();
     for mut child in children {
@@ -294,11 +398,20 @@ fn concurrent_installs_never_corrupt_the_file() {
     let text = fs::read_to_string(sb.claude_settings()).unwrap();
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     for event in ["Stop", "SubagentStop", "PreToolUse"] {
-        let count = value["hooks"][event].as_array().unwrap().iter().flat_map(|g| g["hooks"].as_array().unwrap()).filter(|h| h["command"].as_str().unwrap().contains(" hook ")).count();
+        let count = value["hooks"][event]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .filter(|h| h["command"].as_str().unwrap().contains(" hook "))
+            .count();
         assert_eq!(count, 1, "{event}: {text}");
     }
     assert!(text.contains("notify-send été"));
     assert!(files_containing(&sb.home().join(".claude"), "guard-tmp").is_empty());
     sb.ok(&["uninstall", "--agent", "claude-code"]);
-    assert_eq!(fs::read_to_string(sb.claude_settings()).unwrap(), HANDWRITTEN);
+    assert_eq!(
+        fs::read_to_string(sb.claude_settings()).unwrap(),
+        HANDWRITTEN
+    );
 }

@@ -13,14 +13,20 @@ use serde_json::{Map, Value};
 use std::fs;
 
 fn leaf() -> impl Strategy<Value = Value> {
-    prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::from), any::<i32>().prop_map(Value::from), "[ -~é/\"\\\\]{0,10}".prop_map(Value::from)]
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i32>().prop_map(Value::from),
+        "[ -~é/\"\\\\]{0,10}".prop_map(Value::from)
+    ]
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
     leaf().prop_recursive(3, 16, 3, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
-            prop::collection::vec(("[a-zA-Z_]{1,6}", inner), 0..3).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            prop::collection::vec(("[a-zA-Z_]{1,6}", inner), 0..3)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
         ]
     })
 }
@@ -38,24 +44,44 @@ fn handler() -> impl Strategy<Value = Value> {
 }
 
 fn settings() -> impl Strategy<Value = Value> {
-    let group = (prop::option::of("\\*|Bash"), prop::collection::vec(handler(), 0..3)).prop_map(|(m, hs)| {
-        let mut g = Map::new();
-        if let Some(m) = m {
-            g.insert("matcher".into(), m.into());
-        }
-        g.insert("hooks".into(), Value::Array(hs));
-        Value::Object(g)
-    });
-    let event = prop_oneof![Just("Stop"), Just("PreToolUse"), Just("SubagentStop"), Just("Notification")];
-    let hooks = prop::collection::vec((event, prop::collection::vec(group, 0..3)), 0..4)
-        .prop_map(|evs| Value::Object(evs.into_iter().map(|(e, g)| (e.to_string(), Value::Array(g))).collect()));
-    (prop::collection::vec(("[a-zA-Z]{1,8}", json_value()), 0..4), prop::option::of(hooks)).prop_map(|(keys, hooks)| {
-        let mut root: Map<String, Value> = keys.into_iter().filter(|(k, _)| k != "hooks").collect();
-        if let Some(h) = hooks {
-            root.insert("hooks".into(), h);
-        }
-        Value::Object(root)
-    })
+    let group = (
+        prop::option::of("\\*|Bash"),
+        prop::collection::vec(handler(), 0..3),
+    )
+        .prop_map(|(m, hs)| {
+            let mut g = Map::new();
+            if let Some(m) = m {
+                g.insert("matcher".into(), m.into());
+            }
+            g.insert("hooks".into(), Value::Array(hs));
+            Value::Object(g)
+        });
+    let event = prop_oneof![
+        Just("Stop"),
+        Just("PreToolUse"),
+        Just("SubagentStop"),
+        Just("Notification")
+    ];
+    let hooks =
+        prop::collection::vec((event, prop::collection::vec(group, 0..3)), 0..4).prop_map(|evs| {
+            Value::Object(
+                evs.into_iter()
+                    .map(|(e, g)| (e.to_string(), Value::Array(g)))
+                    .collect(),
+            )
+        });
+    (
+        prop::collection::vec(("[a-zA-Z]{1,8}", json_value()), 0..4),
+        prop::option::of(hooks),
+    )
+        .prop_map(|(keys, hooks)| {
+            let mut root: Map<String, Value> =
+                keys.into_iter().filter(|(k, _)| k != "hooks").collect();
+            if let Some(h) = hooks {
+                root.insert("hooks".into(), h);
+            }
+            Value::Object(root)
+        })
 }
 
 /// The value as text in one of the layouts people use.
@@ -66,7 +92,10 @@ fn layout(value: &Value, style: u8, newline: bool) -> String {
         n => {
             let indent: &[u8] = if n == 2 { b"    " } else { b"\t" };
             let mut buf = Vec::new();
-            let mut ser = serde_json::Serializer::with_formatter(&mut buf, serde_json::ser::PrettyFormatter::with_indent(indent));
+            let mut ser = serde_json::Serializer::with_formatter(
+                &mut buf,
+                serde_json::ser::PrettyFormatter::with_indent(indent),
+            );
             serde::Serialize::serialize(value, &mut ser).unwrap();
             String::from_utf8(buf).unwrap()
         }

@@ -34,13 +34,26 @@ fn shell_corpus() {
         let verdict = classify(&case.command, &rules, &ctx);
         let action = verdict.as_ref().map(|m| m.action);
         if action.is_some() && !shell_common::keyword_hit(&keywords, &case.command) {
-            failures.push(format!("{}: {:?} matches a rule but no keyword: Layer 1 would skip it", case.id, case.command));
+            failures.push(format!(
+                "{}: {:?} matches a rule but no keyword: Layer 1 would skip it",
+                case.id, case.command
+            ));
         }
-        let shown = verdict.as_ref().map_or("none".to_string(), |m| format!("{} ({})", m.action.as_str(), m.rule_id));
+        let shown = verdict.as_ref().map_or("none".to_string(), |m| {
+            format!("{} ({})", m.action.as_str(), m.rule_id)
+        });
         match case.label.as_str() {
-            "deny" if action != Some(ShellAction::Deny) => failures.push(format!("{}: {:?} should be denied, got {shown}", case.id, case.command)),
-            "allow" if action == Some(ShellAction::Deny) => failures.push(format!("{}: {:?} should be allowed, got {shown}", case.id, case.command)),
-            "allow" if action.is_some() => allow_asked.push(format!("{}: {:?} -> {shown}", case.id, case.command)),
+            "deny" if action != Some(ShellAction::Deny) => failures.push(format!(
+                "{}: {:?} should be denied, got {shown}",
+                case.id, case.command
+            )),
+            "allow" if action == Some(ShellAction::Deny) => failures.push(format!(
+                "{}: {:?} should be allowed, got {shown}",
+                case.id, case.command
+            )),
+            "allow" if action.is_some() => {
+                allow_asked.push(format!("{}: {:?} -> {shown}", case.id, case.command))
+            }
             "ask" => {
                 asks += 1;
                 if action.is_some() {
@@ -55,13 +68,27 @@ fn shell_corpus() {
     }
     let denies = cases.iter().filter(|c| c.label == "deny").count();
     let allows = cases.iter().filter(|c| c.label == "allow").count();
-    println!("shell corpus: {} cases: {denies} deny, {asks} ask, {allows} allow", cases.len());
-    println!("  ask recall: {asks_caught}/{asks}; allow cases asked: {}", allow_asked.len());
+    println!(
+        "shell corpus: {} cases: {denies} deny, {asks} ask, {allows} allow",
+        cases.len()
+    );
+    println!(
+        "  ask recall: {asks_caught}/{asks}; allow cases asked: {}",
+        allow_asked.len()
+    );
     for line in &allow_asked {
         println!("    asked: {line}");
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    assert!(asks_caught * 10 >= asks * 9, "ask recall below 90%: {asks_caught}/{asks}");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        asks_caught * 10 >= asks * 9,
+        "ask recall below 90%: {asks_caught}/{asks}"
+    );
 }
 
 /// Every program a rule names contains a Layer-1 keyword, otherwise the
@@ -79,8 +106,15 @@ fn every_rule_program_has_a_keyword() {
             }
         }
     }
-    assert!(missing.is_empty(), "programs without a keyword:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "programs without a keyword:\n{}",
+        missing.join("\n")
+    );
     for keyword in &spec.keywords {
-        assert!(keyword.is_ascii() && *keyword == keyword.to_lowercase(), "keyword {keyword:?} must be ASCII lowercase");
+        assert!(
+            keyword.is_ascii() && *keyword == keyword.to_lowercase(),
+            "keyword {keyword:?} must be ASCII lowercase"
+        );
     }
 }

@@ -25,12 +25,20 @@ use std::path::Path;
 const TURN_END_DETECTORS: [(&str, &[&str]); 5] = [
     (
         "commit-before-verification",
-        &["new_proposal", "verification_reported", "direction_query", "future_step_description"],
+        &[
+            "new_proposal",
+            "verification_reported",
+            "direction_query",
+            "future_step_description",
+        ],
     ),
     ("scope-check", &["new_proposal", "retraction_or_quote"]),
     ("scope-change", &["new_proposal", "retraction_or_quote"]),
     ("shallow-bugfix", &["new_proposal", "retraction_or_quote"]),
-    ("bugfix-without-reproduction", &["new_proposal", "retraction_or_quote"]),
+    (
+        "bugfix-without-reproduction",
+        &["new_proposal", "retraction_or_quote"],
+    ),
 ];
 
 const RECALL_TARGET: f64 = 0.99;
@@ -59,7 +67,12 @@ fn load_detectors() -> Vec<DetectorSpec> {
     let all = builtins().unwrap();
     TURN_END_DETECTORS
         .iter()
-        .map(|(name, _)| all.iter().find(|s| s.name == *name).unwrap_or_else(|| panic!("{name} is not built in")).clone())
+        .map(|(name, _)| {
+            all.iter()
+                .find(|s| s.name == *name)
+                .unwrap_or_else(|| panic!("{name} is not built in"))
+                .clone()
+        })
         .collect()
 }
 
@@ -70,7 +83,11 @@ fn layer1(engine: &Engine, config: &Config, text: &str) -> Vec<(Layer1, Vec<Stri
     let subject = Engine::subject(&event, config);
     let mut out = vec![(Layer1::Miss, Vec::new()); TURN_END_DETECTORS.len()];
     for r in engine.layer1(&event, &subject, &ShellContext::default()) {
-        let ids = if r.layer1 == Layer1::Bypass { r.bypasses } else { r.signals };
+        let ids = if r.layer1 == Layer1::Bypass {
+            r.bypasses
+        } else {
+            r.signals
+        };
         out[r.index] = (r.layer1, ids);
     }
     out
@@ -86,19 +103,46 @@ fn load_corpus() -> Vec<Case> {
 fn detector_files_follow_the_contract() {
     for (spec, (name, fields)) in load_detectors().iter().zip(TURN_END_DETECTORS) {
         assert_eq!(spec.name, name);
-        assert_eq!(spec.events, vec![EventKind::Stop, EventKind::SubagentStop], "{name}");
+        assert_eq!(
+            spec.events,
+            vec![EventKind::Stop, EventKind::SubagentStop],
+            "{name}"
+        );
         assert_eq!(spec.on_violation, Some(Decision::Block), "{name}");
-        assert!(spec.keywords.iter().all(|k| !k.is_empty() && k.to_lowercase() == *k), "{name}: keywords are lowercase");
-        assert!(spec.keywords.iter().any(|k| !k.is_ascii()), "{name}: non-ASCII keywords (ja/es) expected");
-        assert!(!spec.signals.is_empty() && !spec.bypasses.is_empty(), "{name}");
-        let judge = spec.judge.as_ref().unwrap_or_else(|| panic!("{name}: judge"));
+        assert!(
+            spec.keywords
+                .iter()
+                .all(|k| !k.is_empty() && k.to_lowercase() == *k),
+            "{name}: keywords are lowercase"
+        );
+        assert!(
+            spec.keywords.iter().any(|k| !k.is_ascii()),
+            "{name}: non-ASCII keywords (ja/es) expected"
+        );
+        assert!(
+            !spec.signals.is_empty() && !spec.bypasses.is_empty(),
+            "{name}"
+        );
+        let judge = spec
+            .judge
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: judge"));
         assert_eq!(judge.version, 1);
         let declared: Vec<&str> = judge.fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(declared, fields, "{name}: judge fields");
         for f in &judge.fields {
             assert_eq!(f.kind, FieldType::Boolean, "{name}.{}", f.name);
-            assert_eq!(f.required, f.name == "new_proposal", "{name}.{}: only new_proposal is required", f.name);
-            assert!(judge.prompt.contains(&f.name), "{name}: the prompt defines {}", f.name);
+            assert_eq!(
+                f.required,
+                f.name == "new_proposal",
+                "{name}.{}: only new_proposal is required",
+                f.name
+            );
+            assert!(
+                judge.prompt.contains(&f.name),
+                "{name}: the prompt defines {}",
+                f.name
+            );
         }
         let rule = Rule::parse(&judge.violation).unwrap();
         assert_eq!(rule.fields(), fields, "{name}: the rule uses every field");
@@ -114,11 +158,24 @@ fn corpus_is_well_formed() {
     let mut ids = std::collections::HashSet::new();
     for case in &corpus {
         assert!(ids.insert(case.id.as_str()), "duplicate id {}", case.id);
-        assert!(["en", "ja", "es"].contains(&case.lang.as_str()), "{}: lang {}", case.id, case.lang);
+        assert!(
+            ["en", "ja", "es"].contains(&case.lang.as_str()),
+            "{}: lang {}",
+            case.id,
+            case.lang
+        );
         assert!(!case.text.trim().is_empty(), "{}: empty text", case.id);
         for (detector, label) in &case.labels {
-            assert!(TURN_END_DETECTORS.iter().any(|(n, _)| n == detector), "{}: unknown detector {detector}", case.id);
-            assert_eq!(label, "block", "{}: labels list only detectors that block", case.id);
+            assert!(
+                TURN_END_DETECTORS.iter().any(|(n, _)| n == detector),
+                "{}: unknown detector {detector}",
+                case.id
+            );
+            assert_eq!(
+                label, "block",
+                "{}: labels list only detectors that block",
+                case.id
+            );
         }
     }
     let long = corpus.iter().filter(|c| c.text.len() > 4000).count();
@@ -148,10 +205,22 @@ impl Figures {
 fn layer1_meets_the_targets_on_the_corpus() {
     let specs = load_detectors();
     let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
-    let engine = Engine::new(specs.into_iter().map(|spec| LoadedDetector { spec, mode: Mode::Enforce }).collect()).unwrap();
+    let engine = Engine::new(
+        specs
+            .into_iter()
+            .map(|spec| LoadedDetector {
+                spec,
+                mode: Mode::Enforce,
+            })
+            .collect(),
+    )
+    .unwrap();
     let config = Config::default();
     let corpus = load_corpus();
-    let outcomes: Vec<Vec<(Layer1, Vec<String>)>> = corpus.iter().map(|c| layer1(&engine, &config, &c.text)).collect();
+    let outcomes: Vec<Vec<(Layer1, Vec<String>)>> = corpus
+        .iter()
+        .map(|c| layer1(&engine, &config, &c.text))
+        .collect();
 
     let mut figures: Vec<Figures> = names.iter().map(|_| Figures::default()).collect();
     let mut problems = Vec::new();
@@ -173,7 +242,10 @@ fn layer1_meets_the_targets_on_the_corpus() {
                 }
             } else if case.labels.is_empty() && *l1 == Layer1::Hit {
                 f.false_hits += 1;
-                problems.push(format!("judge call on an allow case: {name} {}: {ids:?}", case.id));
+                problems.push(format!(
+                    "judge call on an allow case: {name} {}: {ids:?}",
+                    case.id
+                ));
             }
         }
         if case.labels.is_empty() {
@@ -183,11 +255,22 @@ fn layer1_meets_the_targets_on_the_corpus() {
         }
     }
 
-    println!("{:<30} {:>6} {:>8} {:>14} {:>18}", "detector", "blocks", "recall", "bypass errors", "hits on allows");
+    println!(
+        "{:<30} {:>6} {:>8} {:>14} {:>18}",
+        "detector", "blocks", "recall", "bypass errors", "hits on allows"
+    );
     for (name, f) in names.iter().zip(&figures) {
-        println!("{name:<30} {:>6} {:>8.3} {:>14} {:>18}", f.blocks, f.recall(), f.bypass_errors, f.false_hits);
+        println!(
+            "{name:<30} {:>6} {:>8.3} {:>14} {:>18}",
+            f.blocks,
+            f.recall(),
+            f.bypass_errors,
+            f.false_hits
+        );
     }
-    let (total, ok) = pass.values().fold((0, 0), |(t, o), (pt, po)| (t + pt, o + po));
+    let (total, ok) = pass
+        .values()
+        .fold((0, 0), |(t, o), (pt, po)| (t + pt, o + po));
     let pass_through = ok as f64 / total.max(1) as f64;
     println!("pass-through on {total} cases that block nothing: {pass_through:.3}");
     for (lang, (t, o)) in &pass {
@@ -200,14 +283,19 @@ fn layer1_meets_the_targets_on_the_corpus() {
     let mut failed = Vec::new();
     for (name, f) in names.iter().zip(&figures) {
         if f.recall() < RECALL_TARGET {
-            failed.push(format!("{name}: recall {:.3} < {RECALL_TARGET}", f.recall()));
+            failed.push(format!(
+                "{name}: recall {:.3} < {RECALL_TARGET}",
+                f.recall()
+            ));
         }
         if f.bypass_errors > 0 {
             failed.push(format!("{name}: {} bypass errors", f.bypass_errors));
         }
     }
     if pass_through < PASS_THROUGH_TARGET {
-        failed.push(format!("pass-through {pass_through:.3} < {PASS_THROUGH_TARGET}"));
+        failed.push(format!(
+            "pass-through {pass_through:.3} < {PASS_THROUGH_TARGET}"
+        ));
     }
     assert!(failed.is_empty(), "{failed:?}");
 }

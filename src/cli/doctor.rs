@@ -6,9 +6,16 @@ use std::path::PathBuf;
 
 /// Runs the doctor; returns the exit code.
 pub fn run(json: bool, config: Option<PathBuf>) -> u8 {
-    let exe = std::env::current_exe().ok().map(|e| e.canonicalize().unwrap_or(e)).unwrap_or_else(|| PathBuf::from("guard"));
+    let exe = std::env::current_exe()
+        .ok()
+        .map(|e| e.canonicalize().unwrap_or(e))
+        .unwrap_or_else(|| PathBuf::from("guard"));
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let report = doctor::run(&DoctorOptions { config_path: config, cwd, guard_exe: exe });
+    let report = doctor::run(&DoctorOptions {
+        config_path: config,
+        cwd,
+        guard_exe: exe,
+    });
     if json {
         match serde_json::to_string_pretty(&report) {
             Ok(text) => println!("{text}"),
@@ -32,7 +39,14 @@ pub fn run(json: bool, config: Option<PathBuf>) -> u8 {
                 println!("        fix: {fix}");
             }
         }
-        println!("{}", if report.ok { "guard doctor: no problem found" } else { "guard doctor: problems found (see ERROR lines)" });
+        println!(
+            "{}",
+            if report.ok {
+                "guard doctor: no problem found"
+            } else {
+                "guard doctor: problems found (see ERROR lines)"
+            }
+        );
     }
     u8::from(!report.ok)
 }

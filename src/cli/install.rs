@@ -41,14 +41,21 @@ struct Context {
 }
 
 fn context(args: &InstallArgs, config: Option<PathBuf>) -> Result<Context, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the running guard binary: {e}"))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the running guard binary: {e}"))?;
     let exe = exe.canonicalize().unwrap_or(exe);
-    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
     let scope = match args.scope {
         ScopeArg::User => Scope::User,
         ScopeArg::Project => Scope::Project,
     };
-    Ok(Context { exe, cwd, scope, config })
+    Ok(Context {
+        exe,
+        cwd,
+        scope,
+        config,
+    })
 }
 
 fn named_agents(names: &[String]) -> Result<Vec<Agent>, String> {
@@ -73,14 +80,22 @@ fn print_diff(outcome: &Outcome) {
 /// One agent's install; the message printed on success.
 fn install_one(agent: &Agent, ctx: &Context, dry_run: bool) -> Result<Outcome, String> {
     let name = &agent.adapter.name;
-    let path = install::settings_path(agent, ctx.scope, &install::project_root(&ctx.cwd)).map_err(|e| e.to_string())?;
+    let path = install::settings_path(agent, ctx.scope, &install::project_root(&ctx.cwd))
+        .map_err(|e| e.to_string())?;
     let (deadlines, warning) = install::deadlines_for(name, ctx.config.as_deref(), Some(&ctx.cwd));
     if let Some(w) = warning {
         eprintln!("{name}: warning: {w}");
     }
     let command = install::hook_command(&ctx.exe, name);
     let wanted = install::wanted_hooks(agent, &command, &deadlines).map_err(|e| e.to_string())?;
-    install::install_file(&path, agent, &wanted, &install::guard_matcher(&ctx.exe), dry_run).map_err(|e| e.to_string())
+    install::install_file(
+        &path,
+        agent,
+        &wanted,
+        &install::guard_matcher(&ctx.exe),
+        dry_run,
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// Runs `guard install`; returns the exit code.
@@ -115,16 +130,29 @@ pub fn run_install(args: InstallArgs, config: Option<PathBuf>) -> u8 {
     let mut failed = false;
     for agent in &agents {
         let name = &agent.adapter.name;
-        let events: Vec<&str> = agent.spec.events.0.iter().map(|(e, _)| e.as_str()).collect();
+        let events: Vec<&str> = agent
+            .spec
+            .events
+            .0
+            .iter()
+            .map(|(e, _)| e.as_str())
+            .collect();
         match install_one(agent, &ctx, args.dry_run) {
             Ok(outcome) => {
                 let file = outcome.file.display();
                 if args.dry_run {
-                    println!("{name}: {file} ({}, dry run: nothing written)", describe(outcome.change));
+                    println!(
+                        "{name}: {file} ({}, dry run: nothing written)",
+                        describe(outcome.change)
+                    );
                     print_diff(&outcome);
                     continue;
                 }
-                println!("{name}: {} {} in {file}", describe(outcome.change), events.join(", "));
+                println!(
+                    "{name}: {} {} in {file}",
+                    describe(outcome.change),
+                    events.join(", ")
+                );
                 if let Some(backup) = &outcome.backup {
                     println!("  backup of the original: {}", backup.display());
                 }
@@ -161,7 +189,11 @@ pub fn run_uninstall(args: InstallArgs, config: Option<PathBuf>) -> u8 {
             return 1;
         }
     };
-    let agents = if args.all { Ok(install::agents()) } else { named_agents(&args.agents) };
+    let agents = if args.all {
+        Ok(install::agents())
+    } else {
+        named_agents(&args.agents)
+    };
     let agents = match agents {
         Ok(a) => a,
         Err(e) => {
@@ -180,10 +212,15 @@ pub fn run_uninstall(args: InstallArgs, config: Option<PathBuf>) -> u8 {
                 match (outcome.change, args.dry_run) {
                     (Change::Missing, _) if args.all => {}
                     (Change::Unchanged, _) if args.all => {}
-                    (Change::Missing, _) => println!("{name}: {file} does not exist: nothing to remove"),
+                    (Change::Missing, _) => {
+                        println!("{name}: {file} does not exist: nothing to remove")
+                    }
                     (Change::Unchanged, _) => println!("{name}: no guard entries in {file}"),
                     (change, true) => {
-                        println!("{name}: {file} (dry run, nothing written: would have {})", uninstall_words(change));
+                        println!(
+                            "{name}: {file} (dry run, nothing written: would have {})",
+                            uninstall_words(change)
+                        );
                         print_diff(&outcome);
                     }
                     (change, false) => println!("{name}: {} ({file})", uninstall_words(change)),
@@ -196,23 +233,37 @@ pub fn run_uninstall(args: InstallArgs, config: Option<PathBuf>) -> u8 {
         }
     }
     if args.all && !touched && !failed {
-        println!("guard uninstall: no guard entries found in any agent's {} settings", ctx.scope.name());
+        println!(
+            "guard uninstall: no guard entries found in any agent's {} settings",
+            ctx.scope.name()
+        );
     }
     u8::from(failed)
 }
 
 fn uninstall_words(change: Change) -> &'static str {
     match change {
-        Change::Restored => "removed guard's entries and restored the original file from its backup",
+        Change::Restored => {
+            "removed guard's entries and restored the original file from its backup"
+        }
         Change::Removed => "removed the settings file guard had created",
         _ => "removed guard's entries; everything else kept",
     }
 }
 
 fn uninstall_one(agent: &Agent, ctx: &Context, dry_run: bool) -> Result<Outcome, String> {
-    let path = install::settings_path(agent, ctx.scope, &install::project_root(&ctx.cwd)).map_err(|e| e.to_string())?;
-    let (deadlines, _) = install::deadlines_for(&agent.adapter.name, ctx.config.as_deref(), Some(&ctx.cwd));
+    let path = install::settings_path(agent, ctx.scope, &install::project_root(&ctx.cwd))
+        .map_err(|e| e.to_string())?;
+    let (deadlines, _) =
+        install::deadlines_for(&agent.adapter.name, ctx.config.as_deref(), Some(&ctx.cwd));
     let command = install::hook_command(&ctx.exe, &agent.adapter.name);
     let wanted = install::wanted_hooks(agent, &command, &deadlines).map_err(|e| e.to_string())?;
-    install::uninstall_file(&path, agent, &wanted, &install::guard_matcher(&ctx.exe), dry_run).map_err(|e| e.to_string())
+    install::uninstall_file(
+        &path,
+        agent,
+        &wanted,
+        &install::guard_matcher(&ctx.exe),
+        dry_run,
+    )
+    .map_err(|e| e.to_string())
 }

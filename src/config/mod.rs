@@ -44,7 +44,6 @@ pub struct Config {
     pub trust_project_config: bool,
 }
 
-
 /// `text:`: what part of the assistant's text is judged.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -148,14 +148,26 @@ impl Engine {
         let pending: Vec<&Layer1Result> = results.iter().filter(|r| needs_judge(r)).collect();
         let mut reports: Vec<JudgeReport> = Vec::new();
         if opts.use_judge && !pending.is_empty() {
+            // A shell rule's ask reaches the judge with the rule and its concern.
+            let texts: Vec<String> = pending
+                .iter()
+                .map(|r| match &r.shell {
+                    Some(m) => format!(
+                        "Command: {text}\nFlagged by rule `{}`: {}\nMatched part: {}",
+                        m.rule_id, m.reason, m.segment
+                    ),
+                    None => text.clone(),
+                })
+                .collect();
             let requests: Vec<JudgeRequest> = pending
                 .iter()
-                .filter_map(|r| {
+                .zip(&texts)
+                .filter_map(|(r, text)| {
                     let d = &self.detectors[r.index];
                     d.spec.judge.as_ref().map(|spec| JudgeRequest {
                         detector: &d.spec.name,
                         spec,
-                        text: &text,
+                        text,
                     })
                 })
                 .collect();

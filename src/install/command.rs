@@ -13,7 +13,12 @@ impl GuardCommand {
     /// Recognises `guard` and any of `extra_names` (e.g. the running binary's name).
     pub fn new(extra_names: &[&str]) -> GuardCommand {
         let mut names = vec!["guard".to_string()];
-        names.extend(extra_names.iter().filter(|n| !n.is_empty()).map(|n| n.to_string()));
+        names.extend(
+            extra_names
+                .iter()
+                .filter(|n| !n.is_empty())
+                .map(|n| n.to_string()),
+        );
         GuardCommand { names }
     }
 
@@ -22,7 +27,9 @@ impl GuardCommand {
     /// `hook` (a `--config PATH` may come between).
     pub fn matches(&self, command: &str) -> bool {
         let words = program_words(command);
-        let Some((program, rest)) = words.split_first() else { return false };
+        let Some((program, rest)) = words.split_first() else {
+            return false;
+        };
         let base = program.rsplit('/').next().unwrap_or(program);
         if !self.names.iter().any(|n| n == base) {
             return false;
@@ -51,7 +58,12 @@ impl GuardCommand {
 /// The words of a command line from its program on (prefixes skipped).
 fn program_words(command: &str) -> Vec<String> {
     let words = shell_words(command);
-    let start = words.iter().position(|w| !(w.contains('=') || ["env", "exec", "command", "nice", "nohup"].contains(&w.as_str()))).unwrap_or(words.len());
+    let start = words
+        .iter()
+        .position(|w| {
+            !(w.contains('=') || ["env", "exec", "command", "nice", "nohup"].contains(&w.as_str()))
+        })
+        .unwrap_or(words.len());
     words[start..].to_vec()
 }
 
@@ -107,7 +119,10 @@ fn shell_words(line: &str) -> Vec<String> {
 
 /// Quotes a path for `sh` when it holds anything but plain characters.
 pub fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
     if plain {
         word.to_string()
     } else {
@@ -132,7 +147,10 @@ mod tests {
         assert!(g.matches("GUARD_CONFIG=/x.yaml exec /bin/guard hook codex"));
         assert!(g.matches("/bin/guard --config '/my conf.yaml' hook codex"));
         assert!(!g.matches("/bin/guard --config hook"));
-        assert_eq!(GuardCommand::executable("A=1 env /bin/guard hook x").as_deref(), Some("/bin/guard"));
+        assert_eq!(
+            GuardCommand::executable("A=1 env /bin/guard hook x").as_deref(),
+            Some("/bin/guard")
+        );
     }
 
     #[test]

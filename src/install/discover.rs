@@ -47,14 +47,20 @@ pub fn load_agents() -> (Vec<Agent>, Vec<InstallError>) {
         let adapter = match AdapterSpec::parse(stem, text) {
             Ok(a) => a,
             Err(e) => {
-                errors.push(InstallError::Spec { agent: stem.to_string(), message: e.to_string() });
+                errors.push(InstallError::Spec {
+                    agent: stem.to_string(),
+                    message: e.to_string(),
+                });
                 continue;
             }
         };
         if let Some(value) = &adapter.install {
             match InstallSpec::from_value(value) {
                 Ok(spec) => agents.push(Agent { adapter, spec }),
-                Err(message) => errors.push(InstallError::Spec { agent: adapter.name.clone(), message }),
+                Err(message) => errors.push(InstallError::Spec {
+                    agent: adapter.name.clone(),
+                    message,
+                }),
             }
         }
     }
@@ -72,12 +78,18 @@ pub fn find_agent(name: &str) -> Result<Agent, InstallError> {
     if let Some(agent) = all.iter().find(|a| a.adapter.answers_to(name)) {
         return Ok(agent.clone());
     }
-    if let Some(e) = errors.into_iter().find(|e| matches!(e, InstallError::Spec { agent, .. } if agent == name)) {
+    if let Some(e) = errors
+        .into_iter()
+        .find(|e| matches!(e, InstallError::Spec { agent, .. } if agent == name))
+    {
         return Err(e);
     }
     let known: Vec<String> = all.iter().map(|a| a.adapter.name.clone()).collect();
     let message = match crate::adapter::find(name) {
-        Some(adapter) => format!("{} has no `install:` section: wire it by hand with the command `guard hook {}`", adapter.name, adapter.name),
+        Some(adapter) => format!(
+            "{} has no `install:` section: wire it by hand with the command `guard hook {}`",
+            adapter.name, adapter.name
+        ),
         None => format!("unknown agent {name:?}"),
     };
     Err(InstallError::UnknownAgent { message, known })
@@ -114,20 +126,34 @@ pub fn presence(spec: &InstallSpec) -> Option<String> {
 
 /// The agents installed on this machine.
 pub fn installed_agents() -> Vec<Agent> {
-    agents().into_iter().filter(|a| presence(&a.spec).is_some()).collect()
+    agents()
+        .into_iter()
+        .filter(|a| presence(&a.spec).is_some())
+        .collect()
 }
 
 /// The settings file of an agent for a scope; `project_root` is the
 /// repository root (or the working directory outside a repository).
-pub fn settings_path(agent: &Agent, scope: Scope, project_root: &Path) -> Result<PathBuf, InstallError> {
+pub fn settings_path(
+    agent: &Agent,
+    scope: Scope,
+    project_root: &Path,
+) -> Result<PathBuf, InstallError> {
     let home = crate::paths::home();
     let (raw, what) = match scope {
         Scope::User => (agent.spec.user_file.as_deref(), "user"),
         Scope::Project => (agent.spec.project_file.as_deref(), "project"),
     };
-    let raw = raw.ok_or_else(|| InstallError::NoScope { agent: agent.adapter.name.clone(), scope: what })?;
+    let raw = raw.ok_or_else(|| InstallError::NoScope {
+        agent: agent.adapter.name.clone(),
+        scope: what,
+    })?;
     let path = expand_path(raw, home.as_deref()).ok_or(InstallError::NoHome)?;
-    Ok(if path.is_absolute() { path } else { project_root.join(path) })
+    Ok(if path.is_absolute() {
+        path
+    } else {
+        project_root.join(path)
+    })
 }
 
 /// The project root for `--scope project`: the repository around `cwd`, else `cwd`.

@@ -65,8 +65,21 @@ pub struct DoctorOptions {
 struct Findings(Vec<Finding>);
 
 impl Findings {
-    fn add(&mut self, agent: Option<&str>, check: &str, status: Status, message: String, fix: Option<String>) {
-        self.0.push(Finding { agent: agent.map(str::to_string), check: check.to_string(), status, message, fix });
+    fn add(
+        &mut self,
+        agent: Option<&str>,
+        check: &str,
+        status: Status,
+        message: String,
+        fix: Option<String>,
+    ) {
+        self.0.push(Finding {
+            agent: agent.map(str::to_string),
+            check: check.to_string(),
+            status,
+            message,
+            fix,
+        });
     }
 }
 
@@ -79,7 +92,13 @@ pub fn run(opts: &DoctorOptions) -> Report {
         check_agent(agent, opts, &state_dir, &mut out);
     }
     for e in errors {
-        out.add(None, "adapters", Status::Error, e.to_string(), Some("report this bug: a built-in adapter file is wrong".into()));
+        out.add(
+            None,
+            "adapters",
+            Status::Error,
+            e.to_string(),
+            Some("report this bug: a built-in adapter file is wrong".into()),
+        );
     }
     let config = check_config(opts, &mut out);
     if let Some(config) = config {
@@ -88,11 +107,19 @@ pub fn run(opts: &DoctorOptions) -> Report {
     }
     check_writable(&state_dir, "state directory", &mut out);
     let ok = !out.0.iter().any(|f| f.status == Status::Error);
-    Report { ok, findings: out.0 }
+    Report {
+        ok,
+        findings: out.0,
+    }
 }
 
 fn check_config(opts: &DoctorOptions, out: &mut Findings) -> Option<Config> {
-    let load = LoadOptions { explicit: opts.config_path.clone(), cwd: Some(opts.cwd.clone()), agent: None, only_explicit: false };
+    let load = LoadOptions {
+        explicit: opts.config_path.clone(),
+        cwd: Some(opts.cwd.clone()),
+        agent: None,
+        only_explicit: false,
+    };
     let fix = Some("run `guard config validate` and correct the file it names".to_string());
     let loaded = match crate::config::load(&load) {
         Ok(l) => l,
@@ -102,7 +129,13 @@ fn check_config(opts: &DoctorOptions, out: &mut Findings) -> Option<Config> {
         }
     };
     for refused in &loaded.refused {
-        out.add(None, "config", Status::Warn, format!("project config setting refused (it would loosen your policy): {refused}"), Some("set trust_project_config: true in your own config to allow it".into()));
+        out.add(
+            None,
+            "config",
+            Status::Warn,
+            format!("project config setting refused (it would loosen your policy): {refused}"),
+            Some("set trust_project_config: true in your own config to allow it".into()),
+        );
     }
     // A detector problem still leaves a usable config for the checks after this one.
     let detectors = match crate::detector::load::load(&loaded.config) {
@@ -112,9 +145,23 @@ fn check_config(opts: &DoctorOptions, out: &mut Findings) -> Option<Config> {
             return Some(loaded.config);
         }
     };
-    let invalid: Vec<String> = detectors.iter().filter_map(|d| crate::detector::load::validate(&d.spec).err()).map(|e| e.to_string()).collect();
+    let invalid: Vec<String> = detectors
+        .iter()
+        .filter_map(|d| crate::detector::load::validate(&d.spec).err())
+        .map(|e| e.to_string())
+        .collect();
     if invalid.is_empty() {
-        out.add(None, "config", Status::Ok, format!("config valid: {} layer(s), {} detector(s) enabled", loaded.layers.len(), detectors.len()), None);
+        out.add(
+            None,
+            "config",
+            Status::Ok,
+            format!(
+                "config valid: {} layer(s), {} detector(s) enabled",
+                loaded.layers.len(),
+                detectors.len()
+            ),
+            None,
+        );
     }
     for e in invalid {
         out.add(None, "config", Status::Error, e, fix.clone());
@@ -125,7 +172,11 @@ fn check_config(opts: &DoctorOptions, out: &mut Findings) -> Option<Config> {
 fn check_judge(judge: &crate::judge::JudgeConfig, out: &mut Findings) {
     let backend = crate::judge::resolve_backend(judge);
     let set_it = "install one of the judge CLIs (codex, claude, gemini) on PATH, or set judge.backend (and judge.command / judge.url) in your config";
-    let missing = |program: &str| !program.is_empty() && discover::which(&[program.to_string()]).is_none() && !(program.contains('/') && Path::new(program).is_file());
+    let missing = |program: &str| {
+        !program.is_empty()
+            && discover::which(&[program.to_string()]).is_none()
+            && !(program.contains('/') && Path::new(program).is_file())
+    };
     match backend.as_str() {
         "" | "none" => out.add(None, "judge", Status::Warn, "no judge backend: a Layer-1 hit that needs a judgment fails by policy (turn ends allowed, gates asked)".into(), Some(set_it.into())),
         "codex" | "claude" | "gemini" if missing(&backend) => {
@@ -141,10 +192,27 @@ fn check_judge(judge: &crate::judge::JudgeConfig, out: &mut Findings) {
 
 fn check_writable(dir: &Path, what: &str, out: &mut Findings) {
     let probe = dir.join(format!(".guard-doctor-{}", std::process::id()));
-    let result = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&probe, b"ok")).and_then(|_| std::fs::remove_file(&probe));
+    let result = std::fs::create_dir_all(dir)
+        .and_then(|_| std::fs::write(&probe, b"ok"))
+        .and_then(|_| std::fs::remove_file(&probe));
     match result {
-        Ok(()) => out.add(None, what, Status::Ok, format!("{what} writable: {}", dir.display()), None),
-        Err(e) => out.add(None, what, Status::Error, format!("{what} {} is not writable: {e}", dir.display()), Some(format!("fix the permissions of {}, or point guard elsewhere (log.dir, XDG_STATE_HOME)", dir.display()))),
+        Ok(()) => out.add(
+            None,
+            what,
+            Status::Ok,
+            format!("{what} writable: {}", dir.display()),
+            None,
+        ),
+        Err(e) => out.add(
+            None,
+            what,
+            Status::Error,
+            format!("{what} {} is not writable: {e}", dir.display()),
+            Some(format!(
+                "fix the permissions of {}, or point guard elsewhere (log.dir, XDG_STATE_HOME)",
+                dir.display()
+            )),
+        ),
     }
 }
 
@@ -162,28 +230,64 @@ fn check_agent(agent: &Agent, opts: &DoctorOptions, state_dir: &Path, out: &mut 
     let mut wired = Vec::new();
     let root = discover::project_root(&opts.cwd);
     for scope in [Scope::User, Scope::Project] {
-        let Ok(path) = discover::settings_path(agent, scope, &root) else { continue };
+        let Ok(path) = discover::settings_path(agent, scope, &root) else {
+            continue;
+        };
         match json_file::read(&path) {
             Ok(file) if file.text.is_none() => {}
             Ok(file) => {
                 let hooks = super::edit::find(&file.value, agent.spec.format, &guard);
                 if !hooks.is_empty() {
-                    wired.push(Wired { path: file.path, hooks });
+                    wired.push(Wired {
+                        path: file.path,
+                        hooks,
+                    });
                 }
             }
-            Err(e) => out.add(Some(name), "settings", Status::Error, e.to_string(), Some(format!("correct the file (the agent cannot read it either), then `{install_cmd}`"))),
+            Err(e) => out.add(
+                Some(name),
+                "settings",
+                Status::Error,
+                e.to_string(),
+                Some(format!(
+                    "correct the file (the agent cannot read it either), then `{install_cmd}`"
+                )),
+            ),
         }
     }
     if wired.is_empty() {
         match presence {
-            Some(why) => out.add(Some(name), "wired", Status::Info, format!("installed ({why}), guard not wired"), Some(install_cmd)),
-            None => out.add(Some(name), "installed", Status::Info, "not installed".into(), None),
+            Some(why) => out.add(
+                Some(name),
+                "wired",
+                Status::Info,
+                format!("installed ({why}), guard not wired"),
+                Some(install_cmd),
+            ),
+            None => out.add(
+                Some(name),
+                "installed",
+                Status::Info,
+                "not installed".into(),
+                None,
+            ),
         }
         return;
     }
-    let where_ = wired.iter().map(|w| w.path.display().to_string()).collect::<Vec<_>>().join(", ");
-    out.add(Some(name), "wired", Status::Ok, format!("guard wired in {where_}"), None);
-    let (deadlines, warning) = super::deadlines_for(name, opts.config_path.as_deref(), Some(&opts.cwd));
+    let where_ = wired
+        .iter()
+        .map(|w| w.path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    out.add(
+        Some(name),
+        "wired",
+        Status::Ok,
+        format!("guard wired in {where_}"),
+        None,
+    );
+    let (deadlines, warning) =
+        super::deadlines_for(name, opts.config_path.as_deref(), Some(&opts.cwd));
     if let Some(w) = warning {
         out.add(Some(name), "timeouts", Status::Warn, w, None);
     }
@@ -204,32 +308,89 @@ fn check_agent(agent: &Agent, opts: &DoctorOptions, state_dir: &Path, out: &mut 
     }
 }
 
-fn check_entries(agent: &Agent, wired: &Wired, deadlines: &DeadlineConfig, install_cmd: &str, out: &mut Findings) {
+fn check_entries(
+    agent: &Agent,
+    wired: &Wired,
+    deadlines: &DeadlineConfig,
+    install_cmd: &str,
+    out: &mut Findings,
+) {
     let name = agent.adapter.name.as_str();
     let file = wired.path.display();
     for (event, _) in &agent.spec.events.0 {
         match wired.hooks.iter().filter(|h| &h.event == event).count() {
-            0 => out.add(Some(name), "entries", Status::Warn, format!("{file}: {event} is not wired"), Some(install_cmd.to_string())),
+            0 => out.add(
+                Some(name),
+                "entries",
+                Status::Warn,
+                format!("{file}: {event} is not wired"),
+                Some(install_cmd.to_string()),
+            ),
             1 => {}
-            n => out.add(Some(name), "entries", Status::Warn, format!("{file}: {event} has {n} guard entries (each call runs guard {n} times)"), Some(install_cmd.to_string())),
+            n => out.add(
+                Some(name),
+                "entries",
+                Status::Warn,
+                format!("{file}: {event} has {n} guard entries (each call runs guard {n} times)"),
+                Some(install_cmd.to_string()),
+            ),
         }
     }
     for hook in &wired.hooks {
         let exe = GuardCommand::executable(&hook.command).unwrap_or_default();
         if !executable_exists(&exe) {
-            out.add(Some(name), "executable", Status::Error, format!("{file}: {} runs {exe:?}, which is not an executable", hook.event), Some(format!("{install_cmd} (from the guard binary you want the agent to run)")));
+            out.add(
+                Some(name),
+                "executable",
+                Status::Error,
+                format!(
+                    "{file}: {} runs {exe:?}, which is not an executable",
+                    hook.event
+                ),
+                Some(format!(
+                    "{install_cmd} (from the guard binary you want the agent to run)"
+                )),
+            );
         }
         let Some(kind) = agent.adapter.events.get(&hook.event).copied() else {
-            out.add(Some(name), "entries", Status::Warn, format!("{file}: guard is wired under {}, an event guard does not know for this agent", hook.event), Some(format!("guard uninstall --agent {name} && {install_cmd}")));
+            out.add(
+                Some(name),
+                "entries",
+                Status::Warn,
+                format!(
+                    "{file}: guard is wired under {}, an event guard does not know for this agent",
+                    hook.event
+                ),
+                Some(format!("guard uninstall --agent {name} && {install_cmd}")),
+            );
             continue;
         };
         let unit = agent.spec.timeout_unit;
         let deadline_ms = deadlines.for_kind(kind).as_millis() as u64;
         match hook.timeout {
-            None => out.add(Some(name), "timeouts", Status::Info, format!("{file}: {} has no timeout (the agent's default applies)", hook.event), None),
+            None => out.add(
+                Some(name),
+                "timeouts",
+                Status::Info,
+                format!(
+                    "{file}: {} has no timeout (the agent's default applies)",
+                    hook.event
+                ),
+                None,
+            ),
             Some(t) => {
                 if let Some(problem) = timeout_problem(t, unit, deadline_ms) {
-                    out.add(Some(name), "timeouts", Status::Error, format!("{file}: {} timeout {t} {}: {problem}", hook.event, unit.name()), Some(install_cmd.to_string()));
+                    out.add(
+                        Some(name),
+                        "timeouts",
+                        Status::Error,
+                        format!(
+                            "{file}: {} timeout {t} {}: {problem}",
+                            hook.event,
+                            unit.name()
+                        ),
+                        Some(install_cmd.to_string()),
+                    );
                 }
             }
         }
@@ -283,14 +444,30 @@ pub fn trust_records(toml: &str) -> Vec<TrustRecord> {
         if line.starts_with('[') {
             current = None;
             let header = line.trim_start_matches('[').trim_end_matches(']').trim();
-            if let Some(key) = header.strip_prefix("hooks.state.").and_then(|k| k.strip_prefix('"')).and_then(|k| k.strip_suffix('"')) {
-                out.push(TrustRecord { key: key.replace("\\\\", "\\"), trusted: false, disabled: false });
+            if let Some(key) = header
+                .strip_prefix("hooks.state.")
+                .and_then(|k| k.strip_prefix('"'))
+                .and_then(|k| k.strip_suffix('"'))
+            {
+                out.push(TrustRecord {
+                    key: key.replace("\\\\", "\\"),
+                    trusted: false,
+                    disabled: false,
+                });
                 current = Some(out.len() - 1);
             }
             continue;
         }
-        let Some(record) = current.and_then(|i| out.get_mut(i)) else { continue };
-        let compact: String = line.split('#').next().unwrap_or("").chars().filter(|c| !c.is_whitespace()).collect();
+        let Some(record) = current.and_then(|i| out.get_mut(i)) else {
+            continue;
+        };
+        let compact: String = line
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         if compact.starts_with("trusted_hash=") {
             record.trusted = true;
         } else if compact == "enabled=false" {
@@ -323,10 +500,24 @@ pub fn snake_event(event: &str) -> String {
 fn check_trust(agent: &Agent, trust_file: &str, wired: &[Wired], out: &mut Findings) {
     let name = agent.adapter.name.as_str();
     let fix = Some(format!("start {}, type /hooks and trust guard's hooks (again after each install that changes them)", agent.adapter.description));
-    let Some(path) = super::spec::expand_path(trust_file, crate::paths::home().as_deref()) else { return };
+    let Some(path) = super::spec::expand_path(trust_file, crate::paths::home().as_deref()) else {
+        return;
+    };
     let text = std::fs::read_to_string(&path).unwrap_or_default();
-    if text.lines().any(|l| l.split('#').next().unwrap_or("").replace(' ', "") == "bypass_hook_trust=true") {
-        out.add(Some(name), "trust", Status::Ok, format!("{}: bypass_hook_trust = true (every hook runs)", path.display()), None);
+    if text
+        .lines()
+        .any(|l| l.split('#').next().unwrap_or("").replace(' ', "") == "bypass_hook_trust=true")
+    {
+        out.add(
+            Some(name),
+            "trust",
+            Status::Ok,
+            format!(
+                "{}: bypass_hook_trust = true (every hook runs)",
+                path.display()
+            ),
+            None,
+        );
         return;
     }
     let records = trust_records(&text);
@@ -335,10 +526,24 @@ fn check_trust(agent: &Agent, trust_file: &str, wired: &[Wired], out: &mut Findi
         events.dedup();
         for event in events {
             let canonical = std::fs::canonicalize(&w.path).unwrap_or_else(|_| w.path.clone());
-            let prefixes = [&w.path, &canonical].map(|p| format!("{}:{}:", p.display(), snake_event(event)));
-            let mine: Vec<&TrustRecord> = records.iter().filter(|r| prefixes.iter().any(|p| r.key.starts_with(p))).collect();
+            let prefixes =
+                [&w.path, &canonical].map(|p| format!("{}:{}:", p.display(), snake_event(event)));
+            let mine: Vec<&TrustRecord> = records
+                .iter()
+                .filter(|r| prefixes.iter().any(|p| r.key.starts_with(p)))
+                .collect();
             if mine.iter().any(|r| r.disabled) {
-                out.add(Some(name), "trust", Status::Error, format!("{event} in {} is disabled in {}", w.path.display(), path.display()), fix.clone());
+                out.add(
+                    Some(name),
+                    "trust",
+                    Status::Error,
+                    format!(
+                        "{event} in {} is disabled in {}",
+                        w.path.display(),
+                        path.display()
+                    ),
+                    fix.clone(),
+                );
             } else if !mine.iter().any(|r| r.trusted) {
                 out.add(Some(name), "trust", Status::Error, format!("{event} in {} is not trusted (no record in {}): the agent skips it silently", w.path.display(), path.display()), fix.clone());
             } else {
@@ -364,10 +569,19 @@ mod tests {
     #[test]
     fn timeouts_are_checked_against_the_deadline_and_the_unit() {
         assert_eq!(timeout_problem(30, TimeoutUnit::Seconds, 20_000), None);
-        assert!(timeout_problem(20, TimeoutUnit::Seconds, 20_000).unwrap().contains("deadline"));
-        assert!(timeout_problem(30, TimeoutUnit::Milliseconds, 20_000).unwrap().contains("seconds"));
-        assert_eq!(timeout_problem(30_000, TimeoutUnit::Milliseconds, 20_000), None);
-        assert!(timeout_problem(30_000, TimeoutUnit::Seconds, 20_000).unwrap().contains("milliseconds"));
+        assert!(timeout_problem(20, TimeoutUnit::Seconds, 20_000)
+            .unwrap()
+            .contains("deadline"));
+        assert!(timeout_problem(30, TimeoutUnit::Milliseconds, 20_000)
+            .unwrap()
+            .contains("seconds"));
+        assert_eq!(
+            timeout_problem(30_000, TimeoutUnit::Milliseconds, 20_000),
+            None
+        );
+        assert!(timeout_problem(30_000, TimeoutUnit::Seconds, 20_000)
+            .unwrap()
+            .contains("milliseconds"));
     }
 
     #[test]
@@ -375,7 +589,14 @@ mod tests {
         let toml = "model = \"x\"\n[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:ab\"\n\n[hooks.state.\"/h/.codex/hooks.json:stop:1:0\"]\nenabled = false # off\n[other]\ntrusted_hash = 1\n";
         let records = trust_records(toml);
         assert_eq!(records.len(), 2);
-        assert_eq!(records[0], TrustRecord { key: "/h/.codex/hooks.json:pre_tool_use:0:0".into(), trusted: true, disabled: false });
+        assert_eq!(
+            records[0],
+            TrustRecord {
+                key: "/h/.codex/hooks.json:pre_tool_use:0:0".into(),
+                trusted: true,
+                disabled: false
+            }
+        );
         assert!(records[1].disabled && !records[1].trusted);
         assert_eq!(snake_event("PreToolUse"), "pre_tool_use");
         assert_eq!(snake_event("Stop"), "stop");

@@ -61,17 +61,36 @@ struct Fields {
 
 fn fields(format: HookFormat) -> Fields {
     match format {
-        HookFormat::ClaudeHooks => Fields { nested: true, command_keys: &["command"], timeout_key: "timeout", typed: true, versioned: false },
-        HookFormat::CursorHooks => Fields { nested: false, command_keys: &["command"], timeout_key: "timeout", typed: false, versioned: true },
-        HookFormat::CopilotHooks => {
-            Fields { nested: false, command_keys: &["bash", "command"], timeout_key: "timeoutSec", typed: true, versioned: true }
-        }
+        HookFormat::ClaudeHooks => Fields {
+            nested: true,
+            command_keys: &["command"],
+            timeout_key: "timeout",
+            typed: true,
+            versioned: false,
+        },
+        HookFormat::CursorHooks => Fields {
+            nested: false,
+            command_keys: &["command"],
+            timeout_key: "timeout",
+            typed: false,
+            versioned: true,
+        },
+        HookFormat::CopilotHooks => Fields {
+            nested: false,
+            command_keys: &["bash", "command"],
+            timeout_key: "timeoutSec",
+            typed: true,
+            versioned: true,
+        },
     }
 }
 
 fn handler_command<'a>(handler: &'a Value, f: &Fields, guard: &GuardCommand) -> Option<&'a str> {
     let obj = handler.as_object()?;
-    f.command_keys.iter().filter_map(|k| obj.get(*k).and_then(Value::as_str)).find(|c| guard.matches(c))
+    f.command_keys
+        .iter()
+        .filter_map(|k| obj.get(*k).and_then(Value::as_str))
+        .find(|c| guard.matches(c))
 }
 
 fn is_guard_handler(handler: &Value, f: &Fields, guard: &GuardCommand) -> bool {
@@ -101,7 +120,9 @@ fn new_handler(w: &WantedHook, f: &Fields, with_matcher: bool) -> Value {
 }
 
 fn update_handler(handler: &mut Value, w: &WantedHook, f: &Fields, with_matcher: bool) {
-    let Some(obj) = handler.as_object_mut() else { return };
+    let Some(obj) = handler.as_object_mut() else {
+        return;
+    };
     if f.typed {
         set(obj, "type", "command".into());
     }
@@ -109,7 +130,11 @@ fn update_handler(handler: &mut Value, w: &WantedHook, f: &Fields, with_matcher:
         set_matcher(obj, &w.matcher);
     }
     // The command goes where guard's command was (e.g. Copilot's `command` or `bash`).
-    let key = f.command_keys.iter().find(|k| obj.get(**k).is_some_and(Value::is_string)).unwrap_or(&f.command_keys[0]);
+    let key = f
+        .command_keys
+        .iter()
+        .find(|k| obj.get(**k).is_some_and(Value::is_string))
+        .unwrap_or(&f.command_keys[0]);
     set(obj, key, w.command.clone().into());
     set(obj, f.timeout_key, w.timeout.into());
 }
@@ -125,7 +150,13 @@ fn set_matcher(obj: &mut Map<String, Value>, matcher: &Option<String>) {
 
 /// The `hooks` object of the root, created when absent.
 fn hooks_mut(root: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, ShapeError> {
-    root.entry("hooks").or_insert_with(|| Value::Object(Map::new())).as_object_mut().ok_or(ShapeError { path: "hooks".into(), expected: "an object" })
+    root.entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or(ShapeError {
+            path: "hooks".into(),
+            expected: "an object",
+        })
 }
 
 /// Handlers of a nested group, when it has the expected shape.
@@ -135,7 +166,13 @@ fn group_handlers(group: &Value) -> Option<&Vec<Value>> {
 
 /// Removes guard's handlers from a nested group; whether any was removed.
 fn strip_group(group: &mut Value, f: &Fields, guard: &GuardCommand) -> bool {
-    let Some(handlers) = group.as_object_mut().and_then(|g| g.get_mut("hooks")).and_then(Value::as_array_mut) else { return false };
+    let Some(handlers) = group
+        .as_object_mut()
+        .and_then(|g| g.get_mut("hooks"))
+        .and_then(Value::as_array_mut)
+    else {
+        return false;
+    };
     let before = handlers.len();
     handlers.retain(|h| !is_guard_handler(h, f, guard));
     handlers.len() != before
@@ -143,7 +180,12 @@ fn strip_group(group: &mut Value, f: &Fields, guard: &GuardCommand) -> bool {
 
 /// Removes guard's entries from one event's array (except the one at
 /// `keep`); entries or groups emptied by the removal go too.
-fn strip_event(items: &mut Vec<Value>, keep: Option<usize>, f: &Fields, guard: &GuardCommand) -> usize {
+fn strip_event(
+    items: &mut Vec<Value>,
+    keep: Option<usize>,
+    f: &Fields,
+    guard: &GuardCommand,
+) -> usize {
     let mut removed = 0;
     let old = std::mem::take(items);
     for (i, mut item) in old.into_iter().enumerate() {
@@ -168,19 +210,35 @@ fn strip_event(items: &mut Vec<Value>, keep: Option<usize>, f: &Fields, guard: &
     removed
 }
 
-fn install_event(hooks: &mut Map<String, Value>, w: &WantedHook, f: &Fields, guard: &GuardCommand) -> Result<(), ShapeError> {
+fn install_event(
+    hooks: &mut Map<String, Value>,
+    w: &WantedHook,
+    f: &Fields,
+    guard: &GuardCommand,
+) -> Result<(), ShapeError> {
     let items = hooks
         .entry(w.event.clone())
         .or_insert_with(|| Value::Array(Vec::new()))
         .as_array_mut()
-        .ok_or_else(|| ShapeError { path: format!("hooks.{}", w.event), expected: "an array" })?;
+        .ok_or_else(|| ShapeError {
+            path: format!("hooks.{}", w.event),
+            expected: "an array",
+        })?;
     if f.nested {
         // Guard's own group: the first whose handlers are all guard's.
-        let own = items.iter().position(|g| group_handlers(g).is_some_and(|hs| !hs.is_empty() && hs.iter().all(|h| is_guard_handler(h, f, guard))));
+        let own = items.iter().position(|g| {
+            group_handlers(g).is_some_and(|hs| {
+                !hs.is_empty() && hs.iter().all(|h| is_guard_handler(h, f, guard))
+            })
+        });
         strip_event(items, own, f, guard);
         match own {
             Some(_) => {
-                let index = items.iter().position(|g| group_handlers(g).is_some_and(|hs| hs.iter().all(|h| is_guard_handler(h, f, guard)) && !hs.is_empty()));
+                let index = items.iter().position(|g| {
+                    group_handlers(g).is_some_and(|hs| {
+                        hs.iter().all(|h| is_guard_handler(h, f, guard)) && !hs.is_empty()
+                    })
+                });
                 if let Some(group) = index.and_then(|i| items[i].as_object_mut()) {
                     set_matcher(group, &w.matcher);
                     if let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) {
@@ -214,12 +272,25 @@ fn install_event(hooks: &mut Map<String, Value>, w: &WantedHook, f: &Fields, gua
 }
 
 /// Makes sure every leaf of `extra` is set in `root` (objects merged).
-fn ensure_extra(root: &mut Map<String, Value>, extra: &Map<String, Value>, prefix: &str) -> Result<(), ShapeError> {
+fn ensure_extra(
+    root: &mut Map<String, Value>,
+    extra: &Map<String, Value>,
+    prefix: &str,
+) -> Result<(), ShapeError> {
     for (key, want) in extra {
-        let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
         match (root.get_mut(key), want) {
             (Some(Value::Object(have)), Value::Object(want)) => ensure_extra(have, want, &path)?,
-            (Some(_), Value::Object(_)) => return Err(ShapeError { path, expected: "an object" }),
+            (Some(_), Value::Object(_)) => {
+                return Err(ShapeError {
+                    path,
+                    expected: "an object",
+                })
+            }
             (Some(have), want) => {
                 if have != want {
                     *have = want.clone();
@@ -234,7 +305,13 @@ fn ensure_extra(root: &mut Map<String, Value>, extra: &Map<String, Value>, prefi
 }
 
 /// Adds or updates guard's entries; other tools' entries stay as they are.
-pub fn install(root: &mut Map<String, Value>, format: HookFormat, wanted: &[WantedHook], extra: Option<&Value>, guard: &GuardCommand) -> Result<(), ShapeError> {
+pub fn install(
+    root: &mut Map<String, Value>,
+    format: HookFormat,
+    wanted: &[WantedHook],
+    extra: Option<&Value>,
+    guard: &GuardCommand,
+) -> Result<(), ShapeError> {
     let f = fields(format);
     if f.versioned && !root.contains_key("version") {
         root.insert("version".into(), 1.into());
@@ -253,7 +330,9 @@ pub fn install(root: &mut Map<String, Value>, format: HookFormat, wanted: &[Want
 /// `hooks` object the removal emptied; returns how many were removed.
 pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> usize {
     let f = fields(format);
-    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else { return 0 };
+    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return 0;
+    };
     let mut removed = 0;
     let mut emptied = Vec::new();
     for (event, items) in hooks.iter_mut() {
@@ -278,7 +357,9 @@ pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &Guar
 pub fn find(root: &Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> Vec<FoundHook> {
     let f = fields(format);
     let mut out = Vec::new();
-    let Some(hooks) = root.get("hooks").and_then(Value::as_object) else { return out };
+    let Some(hooks) = root.get("hooks").and_then(Value::as_object) else {
+        return out;
+    };
     let found = |h: &Value, matcher: Option<&Value>| {
         handler_command(h, &f, guard).map(|command| FoundHook {
             event: String::new(),
@@ -290,11 +371,18 @@ pub fn find(root: &Map<String, Value>, format: HookFormat, guard: &GuardCommand)
     for (event, items) in hooks {
         for item in items.as_array().into_iter().flatten() {
             let hits: Vec<FoundHook> = if f.nested {
-                group_handlers(item).into_iter().flatten().filter_map(|h| found(h, item.get("matcher"))).collect()
+                group_handlers(item)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|h| found(h, item.get("matcher")))
+                    .collect()
             } else {
                 found(item, item.get("matcher")).into_iter().collect()
             };
-            out.extend(hits.into_iter().map(|h| FoundHook { event: event.clone(), ..h }));
+            out.extend(hits.into_iter().map(|h| FoundHook {
+                event: event.clone(),
+                ..h
+            }));
         }
     }
     out

@@ -46,7 +46,10 @@ pub enum FileError {
 }
 
 fn io_err(path: &Path, source: std::io::Error) -> FileError {
-    FileError::Io { path: path.display().to_string(), source }
+    FileError::Io {
+        path: path.display().to_string(),
+        source,
+    }
 }
 
 /// How a file is laid out, so a rewrite looks like the original.
@@ -60,7 +63,10 @@ pub struct Style {
 
 impl Default for Style {
     fn default() -> Self {
-        Style { indent: Some("  ".into()), trailing_newline: true }
+        Style {
+            indent: Some("  ".into()),
+            trailing_newline: true,
+        }
     }
 }
 
@@ -94,7 +100,13 @@ pub fn read(path: &Path) -> Result<JsonFile, FileError> {
     let path = resolve(path);
     let text = match fs::metadata(&path) {
         Ok(meta) if meta.len() > MAX_SETTINGS_BYTES => {
-            return Err(io_err(&path, std::io::Error::other(format!("{} bytes is too large for a settings file", meta.len()))))
+            return Err(io_err(
+                &path,
+                std::io::Error::other(format!(
+                    "{} bytes is too large for a settings file",
+                    meta.len()
+                )),
+            ))
         }
         Ok(_) => Some(fs::read_to_string(&path).map_err(|e| io_err(&path, e))?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -104,7 +116,12 @@ pub fn read(path: &Path) -> Result<JsonFile, FileError> {
         Some(t) => (parse(&path, t)?, detect_style(t)),
         None => (Map::new(), Style::default()),
     };
-    Ok(JsonFile { path, text, value, style })
+    Ok(JsonFile {
+        path,
+        text,
+        value,
+        style,
+    })
 }
 
 /// Parses settings text: strict JSON, an object at the top level; blank
@@ -123,12 +140,22 @@ pub fn parse(path: &Path, text: &str) -> Result<Map<String, Value>, FileError> {
         });
     }
     if let Err(e) = serde_json::from_str::<NoDuplicateKeys>(text) {
-        return Err(FileError::Malformed { path: name, line: e.line(), column: e.column(), message: format!("{e}") });
+        return Err(FileError::Malformed {
+            path: name,
+            line: e.line(),
+            column: e.column(),
+            message: format!("{e}"),
+        });
     }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(FileError::NotAnObject { path: name }),
-        Err(e) => Err(FileError::Malformed { path: name, line: e.line(), column: e.column(), message: format!("not valid JSON ({e})") }),
+        Err(e) => Err(FileError::Malformed {
+            path: name,
+            line: e.line(),
+            column: e.column(),
+            message: format!("not valid JSON ({e})"),
+        }),
     }
 }
 
@@ -225,7 +252,11 @@ pub fn detect_style(text: &str) -> Style {
         .map(str::to_string);
     let multi_line = text.trim_end().contains('\n');
     Style {
-        indent: if multi_line { Some(indent.unwrap_or_else(|| "  ".into())) } else { None },
+        indent: if multi_line {
+            Some(indent.unwrap_or_else(|| "  ".into()))
+        } else {
+            None
+        },
         trailing_newline: text.ends_with('\n') || text.trim().is_empty(),
     }
 }
@@ -251,7 +282,10 @@ pub fn render(value: &Map<String, Value>, style: &Style) -> String {
 
 /// The backup path of a settings file.
 pub fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".guard-backup");
     path.with_file_name(name)
 }
@@ -271,15 +305,27 @@ pub fn backup_once(path: &Path, original: &str) -> Result<Option<PathBuf>, FileE
 /// directory, fsynced, with the permissions of `perms_from` (or of the
 /// file itself), renamed over it; the directory is fsynced too.
 pub fn write_atomic(path: &Path, text: &str, perms_from: Option<&Path>) -> Result<(), FileError> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-    let mode = fs::metadata(perms_from.unwrap_or(path)).ok().map(|m| m.permissions().mode() & 0o7777);
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mode = fs::metadata(perms_from.unwrap_or(path))
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777);
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".{file_name}.guard-tmp-{}-{n}", std::process::id()));
     let result = (|| {
-        let mut file = OpenOptions::new().write(true).create_new(true).mode(0o666).open(&tmp)?;
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(&tmp)?;
         if let Some(mode) = mode {
             file.set_permissions(fs::Permissions::from_mode(mode))?;
         }
@@ -317,10 +363,16 @@ pub fn lock(path: &Path) -> Result<FileLock, FileError> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     path.hash(&mut hasher);
-    let lock_path = crate::paths::state_dir().join("locks").join(format!("settings-{:016x}.lock", hasher.finish()));
-    let locked = crate::state::Locked::open(&lock_path, std::time::Duration::from_secs(30)).map_err(|e| io_err(&lock_path, e))?;
+    let lock_path = crate::paths::state_dir()
+        .join("locks")
+        .join(format!("settings-{:016x}.lock", hasher.finish()));
+    let locked = crate::state::Locked::open(&lock_path, std::time::Duration::from_secs(30))
+        .map_err(|e| io_err(&lock_path, e))?;
     if !locked.locked {
-        return Err(io_err(path, std::io::Error::other("another guard install is still editing this file (waited 30 s)")));
+        return Err(io_err(
+            path,
+            std::io::Error::other("another guard install is still editing this file (waited 30 s)"),
+        ));
     }
     Ok(FileLock { _lock: locked })
 }
@@ -336,22 +388,48 @@ mod tests {
             FileError::Malformed { line, .. } => assert_eq!(line, 3),
             other => panic!("{other}"),
         }
-        assert!(matches!(parse(Path::new("s.json"), "[1]"), Err(FileError::NotAnObject { .. })));
+        assert!(matches!(
+            parse(Path::new("s.json"), "[1]"),
+            Err(FileError::NotAnObject { .. })
+        ));
         assert!(parse(Path::new("s.json"), "  \n").unwrap().is_empty());
-        let dup = parse(Path::new("s.json"), "{\"a\": {\"b\": 1,\n \"b\": 2}}").unwrap_err().to_string();
-        assert!(dup.contains("s.json:2:") && dup.contains("\"b\" appears twice"), "{dup}");
+        let dup = parse(Path::new("s.json"), "{\"a\": {\"b\": 1,\n \"b\": 2}}")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            dup.contains("s.json:2:") && dup.contains("\"b\" appears twice"),
+            "{dup}"
+        );
     }
 
     #[test]
     fn comments_are_refused_but_slashes_in_strings_are_not() {
         let err = parse(Path::new("s.json"), "{\n  \"a\": 1 // why\n}").unwrap_err();
-        assert!(matches!(err, FileError::Malformed { line: 2, column: 10, .. }), "{err:?}");
-        assert!(parse(Path::new("s.json"), "{\"url\": \"http://x/*y\", \"q\": \"\\\"//\"}").is_ok());
+        assert!(
+            matches!(
+                err,
+                FileError::Malformed {
+                    line: 2,
+                    column: 10,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(parse(
+            Path::new("s.json"),
+            "{\"url\": \"http://x/*y\", \"q\": \"\\\"//\"}"
+        )
+        .is_ok());
     }
 
     #[test]
     fn style_is_detected_and_kept() {
-        for text in ["{\n    \"a\": [\n        1\n    ]\n}\n", "{\n\t\"a\": 1\n}", "{\"a\":1}"] {
+        for text in [
+            "{\n    \"a\": [\n        1\n    ]\n}\n",
+            "{\n\t\"a\": 1\n}",
+            "{\"a\":1}",
+        ] {
             let map = parse(Path::new("x"), text).unwrap();
             assert_eq!(render(&map, &detect_style(text)), text);
         }
@@ -367,10 +445,20 @@ mod tests {
         std::os::unix::fs::symlink("real.json", &link).unwrap();
         let target = resolve(&link);
         write_atomic(&target, "{\"a\": 1}", None).unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(fs::read_to_string(&real).unwrap(), "{\"a\": 1}");
-        assert_eq!(fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o600);
-        let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains("guard-tmp")).collect();
+        assert_eq!(
+            fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains("guard-tmp"))
+            .collect();
         assert!(leftovers.is_empty());
     }
 }

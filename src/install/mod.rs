@@ -16,7 +16,9 @@ pub mod json_file;
 pub mod plan;
 pub mod spec;
 
-pub use discover::{agents, find_agent, installed_agents, load_agents, project_root, settings_path, Agent, Scope};
+pub use discover::{
+    agents, find_agent, installed_agents, load_agents, project_root, settings_path, Agent, Scope,
+};
 pub use plan::{install_file, uninstall_file, Change, Outcome};
 
 use crate::config::DeadlineConfig;
@@ -69,24 +71,40 @@ pub enum InstallError {
 
 /// The command line an agent runs: `'<guard binary>' hook <agent>`.
 pub fn hook_command(guard_exe: &Path, agent: &str) -> String {
-    format!("{} hook {}", shell_quote(&guard_exe.to_string_lossy()), agent)
+    format!(
+        "{} hook {}",
+        shell_quote(&guard_exe.to_string_lossy()),
+        agent
+    )
 }
 
 /// The matcher of guard's own entries: `guard` and the running binary's name.
 pub fn guard_matcher(guard_exe: &Path) -> GuardCommand {
-    let name = guard_exe.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = guard_exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     GuardCommand::new(&[name.as_str()])
 }
 
 /// The entries guard wants for an agent: each event of its `install:`
 /// section, with the timeout for the event's kind in the agent's unit.
-pub fn wanted_hooks(agent: &Agent, command: &str, deadlines: &DeadlineConfig) -> Result<Vec<WantedHook>, InstallError> {
+pub fn wanted_hooks(
+    agent: &Agent,
+    command: &str,
+    deadlines: &DeadlineConfig,
+) -> Result<Vec<WantedHook>, InstallError> {
     let mut out = Vec::new();
     for (event, options) in &agent.spec.events.0 {
-        let kind = agent.adapter.events.get(event).copied().ok_or_else(|| InstallError::Spec {
-            agent: agent.adapter.name.clone(),
-            message: format!("event {event} is not one of the adapter's `events`"),
-        })?;
+        let kind = agent
+            .adapter
+            .events
+            .get(event)
+            .copied()
+            .ok_or_else(|| InstallError::Spec {
+                agent: agent.adapter.name.clone(),
+                message: format!("event {event} is not one of the adapter's `events`"),
+            })?;
         out.push(WantedHook {
             event: event.clone(),
             matcher: options.matcher.clone(),
@@ -100,7 +118,11 @@ pub fn wanted_hooks(agent: &Agent, command: &str, deadlines: &DeadlineConfig) ->
 /// guard's deadlines for an agent, from the merged config (its
 /// `agents.<name>` overrides applied); the defaults, with the reason, when
 /// the config cannot be loaded.
-pub fn deadlines_for(agent: &str, config_path: Option<&Path>, cwd: Option<&Path>) -> (DeadlineConfig, Option<String>) {
+pub fn deadlines_for(
+    agent: &str,
+    config_path: Option<&Path>,
+    cwd: Option<&Path>,
+) -> (DeadlineConfig, Option<String>) {
     let opts = crate::config::LoadOptions {
         explicit: config_path.map(Path::to_path_buf),
         cwd: cwd.map(Path::to_path_buf),
@@ -109,6 +131,11 @@ pub fn deadlines_for(agent: &str, config_path: Option<&Path>, cwd: Option<&Path>
     };
     match crate::config::load(&opts) {
         Ok(loaded) => (loaded.config.deadline, None),
-        Err(e) => (DeadlineConfig::default(), Some(format!("config not loaded ({e}); using the default deadlines"))),
+        Err(e) => (
+            DeadlineConfig::default(),
+            Some(format!(
+                "config not loaded ({e}); using the default deadlines"
+            )),
+        ),
     }
 }

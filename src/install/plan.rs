@@ -47,9 +47,20 @@ pub struct Outcome {
 }
 
 /// The file after install.
-pub fn plan_install(current: &Map<String, Value>, agent: &Agent, wanted: &[WantedHook], guard: &GuardCommand) -> Result<Map<String, Value>, edit::ShapeError> {
+pub fn plan_install(
+    current: &Map<String, Value>,
+    agent: &Agent,
+    wanted: &[WantedHook],
+    guard: &GuardCommand,
+) -> Result<Map<String, Value>, edit::ShapeError> {
     let mut next = current.clone();
-    edit::install(&mut next, agent.spec.format, wanted, agent.spec.extra.as_ref(), guard)?;
+    edit::install(
+        &mut next,
+        agent.spec.format,
+        wanted,
+        agent.spec.extra.as_ref(),
+        guard,
+    )?;
     Ok(next)
 }
 
@@ -67,7 +78,13 @@ pub enum UninstallPlan {
 }
 
 /// Plans an uninstall. `backup` is the parsed backup, when there is one.
-pub fn plan_uninstall(current: &Map<String, Value>, backup: Option<&Map<String, Value>>, agent: &Agent, wanted: &[WantedHook], guard: &GuardCommand) -> UninstallPlan {
+pub fn plan_uninstall(
+    current: &Map<String, Value>,
+    backup: Option<&Map<String, Value>>,
+    agent: &Agent,
+    wanted: &[WantedHook],
+    guard: &GuardCommand,
+) -> UninstallPlan {
     let format = agent.spec.format;
     let mut stripped = current.clone();
     if edit::uninstall(&mut stripped, format, guard) == 0 {
@@ -78,7 +95,11 @@ pub fn plan_uninstall(current: &Map<String, Value>, backup: Option<&Map<String, 
         if let Ok(mut reinstalled) = plan_install(&reference, agent, wanted, guard) {
             edit::uninstall(&mut reinstalled, format, guard);
             if reinstalled == stripped {
-                return if backup.is_some() { UninstallPlan::RestoreBackup } else { UninstallPlan::RemoveFile };
+                return if backup.is_some() {
+                    UninstallPlan::RestoreBackup
+                } else {
+                    UninstallPlan::RemoveFile
+                };
             }
         }
     }
@@ -87,7 +108,11 @@ pub fn plan_uninstall(current: &Map<String, Value>, backup: Option<&Map<String, 
 
 fn diff(old: &str, new: &str, path: &Path) -> String {
     let name = path.display().to_string();
-    similar::TextDiff::from_lines(old, new).unified_diff().context_radius(3).header(&name, &name).to_string()
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&name, &name)
+        .to_string()
 }
 
 fn unchanged_on_disk(file: &JsonFile) -> bool {
@@ -95,7 +120,10 @@ fn unchanged_on_disk(file: &JsonFile) -> bool {
 }
 
 fn shape_error(file: &JsonFile, source: edit::ShapeError) -> InstallError {
-    InstallError::Shape { path: file.path.display().to_string(), source }
+    InstallError::Shape {
+        path: file.path.display().to_string(),
+        source,
+    }
 }
 
 fn conflict(path: &Path) -> InstallError {
@@ -109,20 +137,45 @@ fn conflict(path: &Path) -> InstallError {
 const ATTEMPTS: usize = 5;
 
 /// Installs guard's entries into one settings file.
-pub fn install_file(path: &Path, agent: &Agent, wanted: &[WantedHook], guard: &GuardCommand, dry_run: bool) -> Result<Outcome, InstallError> {
+pub fn install_file(
+    path: &Path,
+    agent: &Agent,
+    wanted: &[WantedHook],
+    guard: &GuardCommand,
+    dry_run: bool,
+) -> Result<Outcome, InstallError> {
     let target = json_file::resolve(path);
-    let _lock = if dry_run { None } else { Some(json_file::lock(&target)?) };
+    let _lock = if dry_run {
+        None
+    } else {
+        Some(json_file::lock(&target)?)
+    };
     for _ in 0..ATTEMPTS {
         let file = json_file::read(&target)?;
-        let next = plan_install(&file.value, agent, wanted, guard).map_err(|e| shape_error(&file, e))?;
+        let next =
+            plan_install(&file.value, agent, wanted, guard).map_err(|e| shape_error(&file, e))?;
         if file.text.is_some() && next == file.value {
-            return Ok(Outcome { file: file.path, change: Change::Unchanged, diff: String::new(), backup: None });
+            return Ok(Outcome {
+                file: file.path,
+                change: Change::Unchanged,
+                diff: String::new(),
+                backup: None,
+            });
         }
         let text = json_file::render(&next, &file.style);
-        let change = if file.text.is_some() { Change::Updated } else { Change::Created };
+        let change = if file.text.is_some() {
+            Change::Updated
+        } else {
+            Change::Created
+        };
         let diff = diff(file.text.as_deref().unwrap_or(""), &text, &file.path);
         if dry_run {
-            return Ok(Outcome { file: file.path, change, diff, backup: None });
+            return Ok(Outcome {
+                file: file.path,
+                change,
+                diff,
+                backup: None,
+            });
         }
         if !unchanged_on_disk(&file) {
             continue;
@@ -132,32 +185,75 @@ pub fn install_file(path: &Path, agent: &Agent, wanted: &[WantedHook], guard: &G
             None => None,
         };
         json_file::write_atomic(&file.path, &text, None)?;
-        return Ok(Outcome { file: file.path, change, diff, backup });
+        return Ok(Outcome {
+            file: file.path,
+            change,
+            diff,
+            backup,
+        });
     }
     Err(conflict(&target))
 }
 
 /// Removes guard's entries from one settings file.
-pub fn uninstall_file(path: &Path, agent: &Agent, wanted: &[WantedHook], guard: &GuardCommand, dry_run: bool) -> Result<Outcome, InstallError> {
+pub fn uninstall_file(
+    path: &Path,
+    agent: &Agent,
+    wanted: &[WantedHook],
+    guard: &GuardCommand,
+    dry_run: bool,
+) -> Result<Outcome, InstallError> {
     let target = json_file::resolve(path);
-    let _lock = if dry_run { None } else { Some(json_file::lock(&target)?) };
+    let _lock = if dry_run {
+        None
+    } else {
+        Some(json_file::lock(&target)?)
+    };
     for _ in 0..ATTEMPTS {
         let file = json_file::read(&target)?;
         let Some(current_text) = file.text.clone() else {
-            return Ok(Outcome { file: file.path, change: Change::Missing, diff: String::new(), backup: None });
+            return Ok(Outcome {
+                file: file.path,
+                change: Change::Missing,
+                diff: String::new(),
+                backup: None,
+            });
         };
         let backup_path = json_file::backup_path(&file.path);
-        let backup = std::fs::read_to_string(&backup_path).ok().and_then(|t| json_file::parse(&backup_path, &t).ok().map(|v| (t, v)));
-        let plan = plan_uninstall(&file.value, backup.as_ref().map(|(_, v)| v), agent, wanted, guard);
+        let backup = std::fs::read_to_string(&backup_path)
+            .ok()
+            .and_then(|t| json_file::parse(&backup_path, &t).ok().map(|v| (t, v)));
+        let plan = plan_uninstall(
+            &file.value,
+            backup.as_ref().map(|(_, v)| v),
+            agent,
+            wanted,
+            guard,
+        );
         let (change, text) = match &plan {
-            UninstallPlan::Nothing => return Ok(Outcome { file: file.path, change: Change::Unchanged, diff: String::new(), backup: None }),
-            UninstallPlan::RestoreBackup => (Change::Restored, backup.as_ref().map(|(t, _)| t.clone()).unwrap_or_default()),
+            UninstallPlan::Nothing => {
+                return Ok(Outcome {
+                    file: file.path,
+                    change: Change::Unchanged,
+                    diff: String::new(),
+                    backup: None,
+                })
+            }
+            UninstallPlan::RestoreBackup => (
+                Change::Restored,
+                backup.as_ref().map(|(t, _)| t.clone()).unwrap_or_default(),
+            ),
             UninstallPlan::RemoveFile => (Change::Removed, String::new()),
             UninstallPlan::Write(value) => (Change::Updated, json_file::render(value, &file.style)),
         };
         let diff = diff(&current_text, &text, &file.path);
         if dry_run {
-            return Ok(Outcome { file: file.path, change, diff, backup: None });
+            return Ok(Outcome {
+                file: file.path,
+                change,
+                diff,
+                backup: None,
+            });
         }
         if !unchanged_on_disk(&file) {
             continue;
@@ -175,7 +271,12 @@ pub fn uninstall_file(path: &Path, agent: &Agent, wanted: &[WantedHook], guard: 
                 json_file::write_atomic(&file.path, &text, None)?;
             }
         }
-        return Ok(Outcome { file: file.path, change, diff, backup: written_backup });
+        return Ok(Outcome {
+            file: file.path,
+            change,
+            diff,
+            backup: written_backup,
+        });
     }
     Err(conflict(&target))
 }

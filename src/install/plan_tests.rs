@@ -20,7 +20,11 @@ fn setup(name: &str) -> (Agent, Vec<WantedHook>, GuardCommand) {
             })
             .collect()
     });
-    let (agent, wanted) = all.iter().find(|(a, _)| a.adapter.name == name).unwrap().clone();
+    let (agent, wanted) = all
+        .iter()
+        .find(|(a, _)| a.adapter.name == name)
+        .unwrap()
+        .clone();
     (agent, wanted, GuardCommand::new(&[]))
 }
 
@@ -43,54 +47,88 @@ fn json_value() -> impl Strategy<Value = Value> {
     leaf().prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec(("[a-zA-Z_]{1,8}", inner), 0..4).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            prop::collection::vec(("[a-zA-Z_]{1,8}", inner), 0..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
         ]
     })
 }
 
 fn other_handler() -> impl Strategy<Value = Value> {
-    ("[a-z]{1,6}( --[a-z]{1,4})?", prop::option::of(1u64..600), prop::option::of(json_value())).prop_map(|(cmd, timeout, extra)| {
-        let mut h = Map::new();
-        h.insert("type".into(), "command".into());
-        h.insert("command".into(), cmd.into());
-        if let Some(t) = timeout {
-            h.insert("timeout".into(), t.into());
-        }
-        if let Some(x) = extra {
-            h.insert("statusMessage".into(), x);
-        }
-        Value::Object(h)
-    })
+    (
+        "[a-z]{1,6}( --[a-z]{1,4})?",
+        prop::option::of(1u64..600),
+        prop::option::of(json_value()),
+    )
+        .prop_map(|(cmd, timeout, extra)| {
+            let mut h = Map::new();
+            h.insert("type".into(), "command".into());
+            h.insert("command".into(), cmd.into());
+            if let Some(t) = timeout {
+                h.insert("timeout".into(), t.into());
+            }
+            if let Some(x) = extra {
+                h.insert("statusMessage".into(), x);
+            }
+            Value::Object(h)
+        })
 }
 
 fn group(allow_empty: bool) -> impl Strategy<Value = Value> {
     let min = usize::from(!allow_empty);
-    (prop::option::of("\\*|Bash|Edit\\|Write"), prop::collection::vec(other_handler(), min..3)).prop_map(|(matcher, handlers)| {
-        let mut g = Map::new();
-        if let Some(m) = matcher {
-            g.insert("matcher".into(), m.into());
-        }
-        g.insert("hooks".into(), Value::Array(handlers));
-        Value::Object(g)
-    })
+    (
+        prop::option::of("\\*|Bash|Edit\\|Write"),
+        prop::collection::vec(other_handler(), min..3),
+    )
+        .prop_map(|(matcher, handlers)| {
+            let mut g = Map::new();
+            if let Some(m) = matcher {
+                g.insert("matcher".into(), m.into());
+            }
+            g.insert("hooks".into(), Value::Array(handlers));
+            Value::Object(g)
+        })
 }
 
 /// A settings file: unknown keys, nested objects, and other tools' hooks
 /// under the events guard uses and others.
 pub(crate) fn settings(allow_empty: bool) -> impl Strategy<Value = Map<String, Value>> {
     let min = usize::from(!allow_empty);
-    let event = prop_oneof![Just("Stop"), Just("SubagentStop"), Just("PreToolUse"), Just("PostToolUse"), Just("SessionStart")];
-    let hooks = prop::collection::vec((event, prop::collection::vec(group(allow_empty), min..3)), min..4)
-        .prop_map(|events| events.into_iter().map(|(e, g)| (e.to_string(), Value::Array(g))).collect::<Map<String, Value>>());
-    (prop::collection::vec(("[a-zA-Z_]{1,10}", json_value()), 0..5), prop::option::of(hooks), 0usize..6).prop_map(|(keys, hooks, position)| {
-        let mut root: Map<String, Value> = keys.into_iter().filter(|(k, _)| k != "hooks").collect();
-        if let Some(h) = hooks {
-            let mut entries: Vec<(String, Value)> = std::mem::take(&mut root).into_iter().collect();
-            entries.insert(position.min(entries.len()), ("hooks".into(), Value::Object(h)));
-            root = entries.into_iter().collect();
-        }
-        root
-    })
+    let event = prop_oneof![
+        Just("Stop"),
+        Just("SubagentStop"),
+        Just("PreToolUse"),
+        Just("PostToolUse"),
+        Just("SessionStart")
+    ];
+    let hooks = prop::collection::vec(
+        (event, prop::collection::vec(group(allow_empty), min..3)),
+        min..4,
+    )
+    .prop_map(|events| {
+        events
+            .into_iter()
+            .map(|(e, g)| (e.to_string(), Value::Array(g)))
+            .collect::<Map<String, Value>>()
+    });
+    (
+        prop::collection::vec(("[a-zA-Z_]{1,10}", json_value()), 0..5),
+        prop::option::of(hooks),
+        0usize..6,
+    )
+        .prop_map(|(keys, hooks, position)| {
+            let mut root: Map<String, Value> =
+                keys.into_iter().filter(|(k, _)| k != "hooks").collect();
+            if let Some(h) = hooks {
+                let mut entries: Vec<(String, Value)> =
+                    std::mem::take(&mut root).into_iter().collect();
+                entries.insert(
+                    position.min(entries.len()),
+                    ("hooks".into(), Value::Object(h)),
+                );
+                root = entries.into_iter().collect();
+            }
+            root
+        })
 }
 
 proptest! {
@@ -158,7 +196,10 @@ fn a_file_guard_created_is_removed_on_uninstall() {
         let (agent, wanted, guard) = setup(name);
         let agent = with_extra(agent);
         let created = plan_install(&Map::new(), &agent, &wanted, &guard).unwrap();
-        assert_eq!(plan_uninstall(&created, None, &agent, &wanted, &guard), UninstallPlan::RemoveFile);
+        assert_eq!(
+            plan_uninstall(&created, None, &agent, &wanted, &guard),
+            UninstallPlan::RemoveFile
+        );
     }
 }
 
@@ -176,5 +217,8 @@ fn a_backup_holding_guard_entries_is_not_restored() {
 fn nothing_to_do_without_guard_entries() {
     let (agent, wanted, guard) = setup("claude-code");
     let file = json!({"hooks": {"Stop": []}}).as_object().unwrap().clone();
-    assert_eq!(plan_uninstall(&file, None, &agent, &wanted, &guard), UninstallPlan::Nothing);
+    assert_eq!(
+        plan_uninstall(&file, None, &agent, &wanted, &guard),
+        UninstallPlan::Nothing
+    );
 }

@@ -116,7 +116,11 @@ impl<'de> Deserialize<'de> for EventList {
         let map = serde_json::Map::<String, Value>::deserialize(deserializer)?;
         let mut out = Vec::new();
         for (name, options) in map {
-            let options = if options.is_null() { EventOptions::default() } else { serde_json::from_value(options).map_err(D::Error::custom)? };
+            let options = if options.is_null() {
+                EventOptions::default()
+            } else {
+                serde_json::from_value(options).map_err(D::Error::custom)?
+            };
             out.push((name, options));
         }
         Ok(EventList(out))
@@ -173,7 +177,9 @@ pub fn expand_path(raw: &str, home: Option<&Path>) -> Option<PathBuf> {
             }
             rest = &body[end + 1..];
         } else {
-            let len = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
+            let len = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
             out.push_str(&std::env::var(&after[..len]).unwrap_or_default());
             rest = &after[len..];
         }
@@ -198,9 +204,14 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         for adapter in specs {
             if let Some(v) = &adapter.install {
-                let spec = InstallSpec::from_value(v).unwrap_or_else(|e| panic!("{}: {e}", adapter.name));
+                let spec =
+                    InstallSpec::from_value(v).unwrap_or_else(|e| panic!("{}: {e}", adapter.name));
                 for (event, _) in &spec.events.0 {
-                    assert!(adapter.events.contains_key(event), "{}: install event {event} is not in `events`", adapter.name);
+                    assert!(
+                        adapter.events.contains_key(event),
+                        "{}: install event {event} is not in `events`",
+                        adapter.name
+                    );
                 }
             }
         }
@@ -227,18 +238,41 @@ mod tests {
     fn timeouts_exceed_the_deadline_in_the_agent_unit() {
         let d = DeadlineConfig::default();
         assert_eq!(timeout_for(EventKind::Stop, &d, TimeoutUnit::Seconds), 30);
-        assert_eq!(timeout_for(EventKind::PreTool, &d, TimeoutUnit::Seconds), 18);
-        assert_eq!(timeout_for(EventKind::Stop, &d, TimeoutUnit::Milliseconds), 30_000);
-        let odd = DeadlineConfig { turn_end_ms: 20_500, gate_ms: 8_000, other_ms: 3_000 };
+        assert_eq!(
+            timeout_for(EventKind::PreTool, &d, TimeoutUnit::Seconds),
+            18
+        );
+        assert_eq!(
+            timeout_for(EventKind::Stop, &d, TimeoutUnit::Milliseconds),
+            30_000
+        );
+        let odd = DeadlineConfig {
+            turn_end_ms: 20_500,
+            gate_ms: 8_000,
+            other_ms: 3_000,
+        };
         assert_eq!(timeout_for(EventKind::Stop, &odd, TimeoutUnit::Seconds), 31);
     }
 
     #[test]
     fn paths_expand_home_and_variables() {
         let home = Path::new("/h");
-        assert_eq!(expand_path("~/.claude/settings.json", Some(home)).unwrap(), Path::new("/h/.claude/settings.json"));
+        assert_eq!(
+            expand_path("~/.claude/settings.json", Some(home)).unwrap(),
+            Path::new("/h/.claude/settings.json")
+        );
         assert_eq!(expand_path("~/x", None), None);
-        assert_eq!(expand_path("${GUARD_TEST_SURELY_UNSET_VAR:-~/.codex}/hooks.json", Some(home)).unwrap(), Path::new("/h/.codex/hooks.json"));
-        assert_eq!(expand_path(".codex/hooks.json", Some(home)).unwrap(), Path::new(".codex/hooks.json"));
+        assert_eq!(
+            expand_path(
+                "${GUARD_TEST_SURELY_UNSET_VAR:-~/.codex}/hooks.json",
+                Some(home)
+            )
+            .unwrap(),
+            Path::new("/h/.codex/hooks.json")
+        );
+        assert_eq!(
+            expand_path(".codex/hooks.json", Some(home)).unwrap(),
+            Path::new(".codex/hooks.json")
+        );
     }
 }

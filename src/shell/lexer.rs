@@ -76,7 +76,13 @@ pub(crate) struct Lexed {
 /// Lexes `src`, producing at most `word_budget` words (the budget is
 /// decremented; reaching zero sets `truncated`).
 pub(crate) fn lex(src: &str, word_budget: &mut usize) -> Lexed {
-    let mut lexer = Lexer { src, bytes: src.as_bytes(), pos: 0, out: Lexed::default(), pending: Vec::new() };
+    let mut lexer = Lexer {
+        src,
+        bytes: src.as_bytes(),
+        pos: 0,
+        out: Lexed::default(),
+        pending: Vec::new(),
+    };
     lexer.run(word_budget);
     lexer.out
 }
@@ -97,7 +103,10 @@ struct Lexer<'a> {
 
 /// Bytes that end an unquoted word.
 fn is_meta(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
 }
 
 impl<'a> Lexer<'a> {
@@ -106,7 +115,9 @@ impl<'a> Lexer<'a> {
     }
 
     fn op(&mut self, op: Op, len: usize) {
-        self.out.skeleton.push_str(&self.src[self.pos..self.pos + len]);
+        self.out
+            .skeleton
+            .push_str(&self.src[self.pos..self.pos + len]);
         self.pos += len;
         self.out.tokens.push(Token::Op(op));
     }
@@ -130,7 +141,11 @@ impl<'a> Lexer<'a> {
                     }
                 }
                 b';' => {
-                    let len = if matches!(self.peek(1), Some(b';') | Some(b'&')) { 2 } else { 1 };
+                    let len = if matches!(self.peek(1), Some(b';') | Some(b'&')) {
+                        2
+                    } else {
+                        1
+                    };
                     self.op(Op::Semi, len);
                 }
                 b'&' => match self.peek(1) {
@@ -153,7 +168,11 @@ impl<'a> Lexer<'a> {
                 b'<' | b'>' if self.peek(1) == Some(b'(') => self.word(word_budget),
                 b'<' => self.less(word_budget),
                 b'>' => {
-                    let len = if matches!(self.peek(1), Some(b'>') | Some(b'|') | Some(b'&')) { 2 } else { 1 };
+                    let len = if matches!(self.peek(1), Some(b'>') | Some(b'|') | Some(b'&')) {
+                        2
+                    } else {
+                        1
+                    };
                     self.pos += len;
                     self.out.skeleton.push('>');
                     self.out.tokens.push(Token::Redirect { input: false });
@@ -188,11 +207,21 @@ impl<'a> Lexer<'a> {
                 }
                 None => String::new(),
             };
-            self.pending.push(PendingHeredoc { token: self.out.tokens.len(), delimiter, strip_tabs });
-            self.out.tokens.push(Token::HereDoc { body: String::new() });
+            self.pending.push(PendingHeredoc {
+                token: self.out.tokens.len(),
+                delimiter,
+                strip_tabs,
+            });
+            self.out.tokens.push(Token::HereDoc {
+                body: String::new(),
+            });
             return;
         }
-        let len = if matches!(self.peek(1), Some(b'&') | Some(b'>')) { 2 } else { 1 };
+        let len = if matches!(self.peek(1), Some(b'&') | Some(b'>')) {
+            2
+        } else {
+            1
+        };
         self.pos += len;
         self.out.tokens.push(Token::Redirect { input: true });
     }
@@ -234,7 +263,8 @@ impl<'a> Lexer<'a> {
         };
         *word_budget = word_budget.saturating_sub(1);
         // `2>`: a file-descriptor number glued to a redirection.
-        let is_fd = !word.quoted && !word.text.is_empty() && word.text.bytes().all(|b| b.is_ascii_digit());
+        let is_fd =
+            !word.quoted && !word.text.is_empty() && word.text.bytes().all(|b| b.is_ascii_digit());
         if is_fd && matches!(self.peek(0), Some(b'<') | Some(b'>')) {
             return;
         }
@@ -303,7 +333,13 @@ impl<'a> Lexer<'a> {
         if self.pos == start {
             return None;
         }
-        Some(Word { text, start, end: self.pos, quoted, subs })
+        Some(Word {
+            text,
+            start,
+            end: self.pos,
+            quoted,
+            subs,
+        })
     }
 
     /// Inside `"…"`, from just after the opening quote.
@@ -346,7 +382,13 @@ impl<'a> Lexer<'a> {
     }
 
     /// `$(…)`, `${…}`, `$'…'`, `$"…"` or a plain `$`.
-    fn dollar(&mut self, text: &mut String, subs: &mut Vec<String>, quoted: &mut bool, unquoted: bool) {
+    fn dollar(
+        &mut self,
+        text: &mut String,
+        subs: &mut Vec<String>,
+        quoted: &mut bool,
+        unquoted: bool,
+    ) {
         match self.peek(1) {
             Some(b'(') => {
                 let (end, next) = scan::closing_paren(self.src, self.pos + 2);

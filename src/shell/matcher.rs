@@ -47,12 +47,20 @@ pub(crate) struct Downstream<'a> {
 impl Downstream<'_> {
     /// Whether some downstream program satisfies `test`.
     pub fn any(&self, test: impl Fn(&str) -> bool) -> bool {
-        self.stages.iter().any(|(name, last)| *last > self.position && test(name)) || self.consumers.iter().any(|c| test(c))
+        self.stages
+            .iter()
+            .any(|(name, last)| *last > self.position && test(name))
+            || self.consumers.iter().any(|c| test(c))
     }
 
     /// The downstream program names, as a list.
     pub fn names(self) -> Vec<String> {
-        let mut out: Vec<String> = self.stages.iter().filter(|(_, last)| *last > self.position).map(|(n, _)| n.clone()).collect();
+        let mut out: Vec<String> = self
+            .stages
+            .iter()
+            .filter(|(_, last)| *last > self.position)
+            .map(|(n, _)| n.clone())
+            .collect();
         out.extend(self.consumers.iter().cloned());
         out
     }
@@ -68,7 +76,10 @@ pub(crate) fn program_matches(pattern: &str, name: &str) -> bool {
 
 /// Splits arguments into flags and operands. Values of `value_options` are
 /// dropped; everything after `--` is an operand.
-pub(crate) fn split_args<'a>(args: &'a [String], value_options: &[String]) -> (Vec<&'a str>, Vec<&'a str>) {
+pub(crate) fn split_args<'a>(
+    args: &'a [String],
+    value_options: &[String],
+) -> (Vec<&'a str>, Vec<&'a str>) {
     let mut flags = Vec::new();
     let mut operands = Vec::new();
     let mut options_ended = false;
@@ -95,25 +106,47 @@ pub(crate) fn split_args<'a>(args: &'a [String], value_options: &[String]) -> (V
 /// single-dash word (`-delete`) matches exactly.
 pub(crate) fn flag_present(spec: &str, flags: &[&str]) -> bool {
     if spec.starts_with("--") {
-        return flags.iter().any(|f| f == &spec || f.strip_prefix(spec).is_some_and(|rest| rest.starts_with('=')));
+        return flags.iter().any(|f| {
+            f == &spec
+                || f.strip_prefix(spec)
+                    .is_some_and(|rest| rest.starts_with('='))
+        });
     }
     let mut letters = spec.get(1..).unwrap_or("").chars();
     match (letters.next(), letters.next()) {
-        (Some(letter), None) => flags.iter().any(|f| !f.starts_with("--") && f.get(1..).is_some_and(|l| l.contains(letter))),
-        _ => flags.iter().any(|f| f == &spec || f.strip_prefix(spec).is_some_and(|rest| rest.starts_with('='))),
+        (Some(letter), None) => flags
+            .iter()
+            .any(|f| !f.starts_with("--") && f.get(1..).is_some_and(|l| l.contains(letter))),
+        _ => flags.iter().any(|f| {
+            f == &spec
+                || f.strip_prefix(spec)
+                    .is_some_and(|rest| rest.starts_with('='))
+        }),
     }
 }
 
 /// Whether `rule` matches `unit`.
-pub(crate) fn matches(rule: &ShellRule, compiled: &CompiledRule, unit: &Unit, value_options: &[String], ctx: &ShellContext) -> bool {
-    if !rule.command.is_empty() && !rule.command.iter().any(|p| program_matches(p, unit.program)) {
+pub(crate) fn matches(
+    rule: &ShellRule,
+    compiled: &CompiledRule,
+    unit: &Unit,
+    value_options: &[String],
+    ctx: &ShellContext,
+) -> bool {
+    if !rule.command.is_empty()
+        && !rule
+            .command
+            .iter()
+            .any(|p| program_matches(p, unit.program))
+    {
         return false;
     }
     let (flags, mut operands) = split_args(unit.args, value_options);
     if !rule.subcommand.is_empty() {
         let matched = rule.subcommand.iter().find_map(|alt| {
             let words: Vec<&str> = alt.split_whitespace().collect();
-            (operands.len() >= words.len() && operands[..words.len()] == words[..]).then_some(words.len())
+            (operands.len() >= words.len() && operands[..words.len()] == words[..])
+                .then_some(words.len())
         });
         match matched {
             Some(n) => {
@@ -122,7 +155,11 @@ pub(crate) fn matches(rule: &ShellRule, compiled: &CompiledRule, unit: &Unit, va
             None => return false,
         }
     }
-    if !rule.flags.iter().all(|group| group.iter().any(|f| flag_present(f, &flags))) {
+    if !rule
+        .flags
+        .iter()
+        .all(|group| group.iter().any(|f| flag_present(f, &flags)))
+    {
         return false;
     }
     if !rule.any_flag.is_empty() && !rule.any_flag.iter().any(|f| flag_present(f, &flags)) {
@@ -135,7 +172,9 @@ pub(crate) fn matches(rule: &ShellRule, compiled: &CompiledRule, unit: &Unit, va
         operands.retain(|o| !skip.is_match(o));
     }
     if !rule.targets.is_empty() {
-        let hit = operands.iter().any(|o| rule.targets.contains(&classify_path(o, ctx)));
+        let hit = operands
+            .iter()
+            .any(|o| rule.targets.contains(&classify_path(o, ctx)));
         let from_stdin = unit.via_xargs && rule.targets.contains(&super::PathClass::Other);
         if !hit && !from_stdin {
             return false;
@@ -161,11 +200,20 @@ pub(crate) fn matches(rule: &ShellRule, compiled: &CompiledRule, unit: &Unit, va
             return false;
         }
     }
-    if !rule.pipe_to.is_empty() && !unit.downstream.any(|d| rule.pipe_to.iter().any(|p| program_matches(p, d))) {
+    if !rule.pipe_to.is_empty()
+        && !unit
+            .downstream
+            .any(|d| rule.pipe_to.iter().any(|p| program_matches(p, d)))
+    {
         return false;
     }
     if let Some(re) = &compiled.context {
-        let joined: Vec<&str> = unit.assignments.iter().chain(unit.args).map(String::as_str).collect();
+        let joined: Vec<&str> = unit
+            .assignments
+            .iter()
+            .chain(unit.args)
+            .map(String::as_str)
+            .collect();
         if !re.is_match(&joined.join(" ")) {
             return false;
         }
@@ -184,7 +232,10 @@ mod tests {
     #[test]
     fn flags_in_any_spelling() {
         for line in [["-rf"], ["-fr"], ["-Rf"], ["-vrf"]] {
-            assert!(flag_present("-r", &line) || flag_present("-R", &line), "{line:?}");
+            assert!(
+                flag_present("-r", &line) || flag_present("-R", &line),
+                "{line:?}"
+            );
             assert!(flag_present("-f", &line), "{line:?}");
         }
         assert!(flag_present("--force", &["--force=true"]));

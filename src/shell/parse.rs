@@ -33,7 +33,10 @@ pub(crate) struct SimpleCommand {
 
 impl SimpleCommand {
     fn is_empty(&self) -> bool {
-        self.words.is_empty() && self.redirects.is_empty() && self.here_strings.is_empty() && self.heredocs.is_empty()
+        self.words.is_empty()
+            && self.redirects.is_empty()
+            && self.here_strings.is_empty()
+            && self.heredocs.is_empty()
     }
 
     /// The text fed to the command's standard input by heredocs and
@@ -48,7 +51,11 @@ impl SimpleCommand {
     pub fn source_text(&self, src: &str) -> String {
         let mut start = usize::MAX;
         let mut end = 0;
-        let all = self.words.iter().chain(self.redirects.iter().map(|r| &r.target)).chain(self.here_strings.iter());
+        let all = self
+            .words
+            .iter()
+            .chain(self.redirects.iter().map(|r| &r.target))
+            .chain(self.here_strings.iter());
         for word in all {
             start = start.min(word.start);
             end = end.max(word.end);
@@ -64,8 +71,10 @@ impl SimpleCommand {
 pub(crate) type Pipeline = Vec<SimpleCommand>;
 
 /// Words that are shell syntax, not commands, at the start of a command.
-const RESERVED: &[&str] =
-    &["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "in", "!", "{", "}", "function", "select", "coproc", "[[", "]]"];
+const RESERVED: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac",
+    "in", "!", "{", "}", "function", "select", "coproc", "[[", "]]",
+];
 
 enum Expect {
     Word,
@@ -82,10 +91,16 @@ pub(crate) fn parse(tokens: Vec<Token>) -> Vec<Pipeline> {
     for token in tokens {
         match token {
             Token::Word(word) => match std::mem::replace(&mut expect, Expect::Word) {
-                Expect::Redirect(input) => command.redirects.push(Redirect { input, target: word }),
+                Expect::Redirect(input) => command.redirects.push(Redirect {
+                    input,
+                    target: word,
+                }),
                 Expect::HereString => command.here_strings.push(word),
                 Expect::Word => {
-                    if command.words.is_empty() && !word.quoted && RESERVED.contains(&word.text.as_str()) {
+                    if command.words.is_empty()
+                        && !word.quoted
+                        && RESERVED.contains(&word.text.as_str())
+                    {
                         continue;
                     }
                     command.words.push(word);
@@ -142,30 +157,55 @@ mod tests {
         let mut budget = 1000;
         parse(lex(src, &mut budget).tokens)
             .into_iter()
-            .map(|p| p.into_iter().map(|c| c.words.into_iter().map(|w| w.text).collect()).collect())
+            .map(|p| {
+                p.into_iter()
+                    .map(|c| c.words.into_iter().map(|w| w.text).collect())
+                    .collect()
+            })
             .collect()
     }
 
     #[test]
     fn separators_and_pipes() {
         let got = shape("a 1 && b | c; d || e & f\ng");
-        let want: Vec<Vec<Vec<&str>>> =
-            vec![vec![vec!["a", "1"]], vec![vec!["b"], vec!["c"]], vec![vec!["d"]], vec![vec!["e"]], vec![vec!["f"]], vec![vec!["g"]]];
+        let want: Vec<Vec<Vec<&str>>> = vec![
+            vec![vec!["a", "1"]],
+            vec![vec!["b"], vec!["c"]],
+            vec![vec!["d"]],
+            vec![vec!["e"]],
+            vec![vec!["f"]],
+            vec![vec!["g"]],
+        ];
         assert_eq!(got, want);
     }
 
     #[test]
     fn subshell_braces_and_reserved_words() {
-        assert_eq!(shape("(cd x && rm y)"), vec![vec![vec!["cd", "x"]], vec![vec!["rm", "y"]]]);
+        assert_eq!(
+            shape("(cd x && rm y)"),
+            vec![vec![vec!["cd", "x"]], vec![vec!["rm", "y"]]]
+        );
         assert_eq!(shape("{ rm y; }"), vec![vec![vec!["rm", "y"]]]);
-        assert_eq!(shape("if true; then rm y; fi"), vec![vec![vec!["true"]], vec![vec!["rm", "y"]]]);
-        assert_eq!(shape("(curl x) | sh"), vec![vec![vec!["curl", "x"], vec!["sh"]]]);
+        assert_eq!(
+            shape("if true; then rm y; fi"),
+            vec![vec![vec!["true"]], vec![vec!["rm", "y"]]]
+        );
+        assert_eq!(
+            shape("(curl x) | sh"),
+            vec![vec![vec!["curl", "x"], vec!["sh"]]]
+        );
     }
 
     #[test]
     fn redirects_and_heredocs_attach() {
         let mut budget = 100;
-        let pipelines = parse(lex("cat <<EOF > out.txt 2>&1\nrm -rf /\nEOF\nls < in", &mut budget).tokens);
+        let pipelines = parse(
+            lex(
+                "cat <<EOF > out.txt 2>&1\nrm -rf /\nEOF\nls < in",
+                &mut budget,
+            )
+            .tokens,
+        );
         assert_eq!(pipelines.len(), 2);
         let cat = &pipelines[0][0];
         assert_eq!(cat.words.len(), 1);

@@ -33,13 +33,53 @@ pub enum PathClass {
 
 /// Top-level directories of the operating system.
 const SYSTEM_DIRS: &[&str] = &[
-    "etc", "usr", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "dev", "proc", "sys", "opt", "srv", "home", "Users",
-    "mnt", "media", "snap", "run", "System", "Library", "Applications", "Volumes", "private", "nix", "root",
+    "etc",
+    "usr",
+    "var",
+    "bin",
+    "sbin",
+    "lib",
+    "lib32",
+    "lib64",
+    "libx32",
+    "boot",
+    "dev",
+    "proc",
+    "sys",
+    "opt",
+    "srv",
+    "home",
+    "Users",
+    "mnt",
+    "media",
+    "snap",
+    "run",
+    "System",
+    "Library",
+    "Applications",
+    "Volumes",
+    "private",
+    "nix",
+    "root",
 ];
 
 const TEMP_PREFIXES: &[&str] = &[
-    "/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/tmp/", "/var/folders/", "/private/var/folders/", "/dev/shm/", "$TMPDIR", "${TMPDIR",
-    "$TMP/", "${TMP}/", "$TEMP/", "${TEMP}/", "$RUNNER_TEMP", "${RUNNER_TEMP", "$(mktemp",
+    "/tmp/",
+    "/var/tmp/",
+    "/private/tmp/",
+    "/private/var/tmp/",
+    "/var/folders/",
+    "/private/var/folders/",
+    "/dev/shm/",
+    "$TMPDIR",
+    "${TMPDIR",
+    "$TMP/",
+    "${TMP}/",
+    "$TEMP/",
+    "${TEMP}/",
+    "$RUNNER_TEMP",
+    "${RUNNER_TEMP",
+    "$(mktemp",
 ];
 
 const HOME_WORDS: &[&str] = &["~", "$HOME", "${HOME}"];
@@ -62,7 +102,10 @@ pub fn classify_path(arg: &str, ctx: &ShellContext) -> PathClass {
         };
     }
     for home_word in HOME_WORDS {
-        if let Some(rest) = trimmed.strip_prefix(home_word).and_then(|r| r.strip_prefix('/')) {
+        if let Some(rest) = trimmed
+            .strip_prefix(home_word)
+            .and_then(|r| r.strip_prefix('/'))
+        {
             return match &ctx.home {
                 Some(home) => classify_absolute(&home.join(rest), ctx),
                 None if rest.split('/').any(|c| c == "..") => PathClass::System,
@@ -74,7 +117,11 @@ pub fn classify_path(arg: &str, ctx: &ShellContext) -> PathClass {
         return classify_absolute(Path::new(trimmed), ctx);
     }
     if trimmed.starts_with('$') || trimmed.starts_with('`') {
-        return if CWD_WORDS.contains(&trimmed) { relative(".", ctx) } else { PathClass::Other };
+        return if CWD_WORDS.contains(&trimmed) {
+            relative(".", ctx)
+        } else {
+            PathClass::Other
+        };
     }
     relative(trimmed, ctx)
 }
@@ -84,7 +131,8 @@ pub fn classify_path(arg: &str, ctx: &ShellContext) -> PathClass {
 /// deleting the directory).
 fn trim_tail(mut s: &str) -> &str {
     loop {
-        let drop_last = (s.len() > 1 && s.ends_with('/')) || (s.len() > 2 && (s.ends_with("/*") || s.ends_with("/.")));
+        let drop_last = (s.len() > 1 && s.ends_with('/'))
+            || (s.len() > 2 && (s.ends_with("/*") || s.ends_with("/.")));
         if drop_last {
             s = &s[..s.len() - 1];
         } else if s == "/*" {
@@ -96,16 +144,22 @@ fn trim_tail(mut s: &str) -> &str {
 }
 
 fn relative(path: &str, ctx: &ShellContext) -> PathClass {
-    let only_dots = path.split('/').all(|c| matches!(c, "." | ".." | "*" | ".*" | ""));
+    let only_dots = path
+        .split('/')
+        .all(|c| matches!(c, "." | ".." | "*" | ".*" | ""));
     let as_dir = if CWD_WORDS.contains(&path) { "." } else { path };
     match &ctx.cwd {
         // `*` in /tmp is `/tmp/*`: spelled out, the temp rules apply.
-        Some(cwd) if only_dots && path.contains('*') && !path.contains("..") => {
-            classify_path(&format!("{}/*", cwd.to_string_lossy().trim_end_matches('/')), ctx)
-        }
+        Some(cwd) if only_dots && path.contains('*') && !path.contains("..") => classify_path(
+            &format!("{}/*", cwd.to_string_lossy().trim_end_matches('/')),
+            ctx,
+        ),
         Some(cwd) => {
             let joined = if only_dots {
-                let dirs: Vec<&str> = as_dir.split('/').map(|c| if c == ".." { ".." } else { "." }).collect();
+                let dirs: Vec<&str> = as_dir
+                    .split('/')
+                    .map(|c| if c == ".." { ".." } else { "." })
+                    .collect();
                 cwd.join(dirs.join("/"))
             } else {
                 cwd.join(as_dir)
@@ -141,11 +195,18 @@ fn classify_absolute(path: &Path, ctx: &ShellContext) -> PathClass {
         return PathClass::Root;
     }
     let with_slash = format!("{text}/");
-    if TEMP_PREFIXES.iter().any(|p| p.starts_with('/') && with_slash.starts_with(p) && with_slash.len() > p.len()) {
+    if TEMP_PREFIXES
+        .iter()
+        .any(|p| p.starts_with('/') && with_slash.starts_with(p) && with_slash.len() > p.len())
+    {
         return PathClass::Temp;
     }
     let comps: Vec<&str> = text.split('/').filter(|c| !c.is_empty()).collect();
-    let is_home = ctx.home.as_deref().map(normalize).is_some_and(|h| h == path)
+    let is_home = ctx
+        .home
+        .as_deref()
+        .map(normalize)
+        .is_some_and(|h| h == path)
         || (comps.len() == 2 && matches!(comps[0], "home" | "Users"))
         || comps == ["root"]
         || comps == ["var", "root"];
@@ -174,7 +235,11 @@ mod tests {
     use PathClass::*;
 
     fn ctx_in_repo() -> ShellContext {
-        ShellContext { cwd: Some("/work/repo".into()), repo_root: Some("/work/repo".into()), home: Some("/home/dev".into()) }
+        ShellContext {
+            cwd: Some("/work/repo".into()),
+            repo_root: Some("/work/repo".into()),
+            home: Some("/home/dev".into()),
+        }
     }
 
     #[test]
@@ -188,7 +253,19 @@ mod tests {
     #[test]
     fn home_spellings() {
         let ctx = ShellContext::default();
-        for p in ["~", "~/", "~/*", "$HOME", "${HOME}", "$HOME/", "${HOME}/*", "/home/user", "/Users/bob/", "/root", "~alice"] {
+        for p in [
+            "~",
+            "~/",
+            "~/*",
+            "$HOME",
+            "${HOME}",
+            "$HOME/",
+            "${HOME}/*",
+            "/home/user",
+            "/Users/bob/",
+            "/root",
+            "~alice",
+        ] {
             assert_eq!(classify_path(p, &ctx), Home, "{p}");
         }
         assert_eq!(classify_path("~/projects/x", &ctx), Other);
@@ -209,7 +286,14 @@ mod tests {
     #[test]
     fn temp_is_temp() {
         let ctx = ShellContext::default();
-        for p in ["/tmp/build", "/tmp/*", "/var/tmp/x", "$TMPDIR/build", "${TMPDIR}/b", "${TMPDIR:-/tmp}/build"] {
+        for p in [
+            "/tmp/build",
+            "/tmp/*",
+            "/var/tmp/x",
+            "$TMPDIR/build",
+            "${TMPDIR}/b",
+            "${TMPDIR:-/tmp}/build",
+        ] {
             assert_eq!(classify_path(p, &ctx), Temp, "{p}");
         }
         assert_eq!(classify_path("/tmp/../etc", &ctx), System);
@@ -223,14 +307,29 @@ mod tests {
         }
         assert_eq!(classify_path("./build", &unknown), Other);
         let ctx = ctx_in_repo();
-        for p in [".", "./", "*", "./*", ".*", "/work/repo", "/work/repo/", "/work"] {
+        for p in [
+            ".",
+            "./",
+            "*",
+            "./*",
+            ".*",
+            "/work/repo",
+            "/work/repo/",
+            "/work",
+        ] {
             assert_eq!(classify_path(p, &ctx), RepoRoot, "{p}");
         }
         assert_eq!(classify_path("build", &ctx), Other);
-        let sub = ShellContext { cwd: Some("/work/repo/src".into()), ..ctx_in_repo() };
+        let sub = ShellContext {
+            cwd: Some("/work/repo/src".into()),
+            ..ctx_in_repo()
+        };
         assert_eq!(classify_path("..", &sub), RepoRoot);
         assert_eq!(classify_path(".", &sub), Other);
-        let tmp = ShellContext { cwd: Some("/tmp".into()), ..ctx_in_repo() };
+        let tmp = ShellContext {
+            cwd: Some("/tmp".into()),
+            ..ctx_in_repo()
+        };
         assert_eq!(classify_path("*", &tmp), Temp);
         assert_eq!(classify_path(".", &tmp), Other);
     }

@@ -135,14 +135,24 @@ pub(crate) struct CompiledRule {
 /// Compiled-program size limit for every rule regex.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
-fn compile(rule: &str, field: &'static str, pattern: &Option<String>) -> Result<Option<Regex>, ShellRuleError> {
-    let Some(pattern) = pattern else { return Ok(None) };
+fn compile(
+    rule: &str,
+    field: &'static str,
+    pattern: &Option<String>,
+) -> Result<Option<Regex>, ShellRuleError> {
+    let Some(pattern) = pattern else {
+        return Ok(None);
+    };
     RegexBuilder::new(pattern)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map(Some)
-        .map_err(|e| ShellRuleError::Regex { rule: rule.to_string(), field, message: e.to_string() })
+        .map_err(|e| ShellRuleError::Regex {
+            rule: rule.to_string(),
+            field,
+            message: e.to_string(),
+        })
 }
 
 impl ShellRule {
@@ -185,17 +195,29 @@ impl ShellRule {
     }
 
     fn check(&self) -> Result<(), ShellRuleError> {
-        let invalid = |message: &str| ShellRuleError::Invalid { rule: self.id.clone(), message: message.to_string() };
+        let invalid = |message: &str| ShellRuleError::Invalid {
+            rule: self.id.clone(),
+            message: message.to_string(),
+        };
         if self.reason.trim().is_empty() {
             return Err(invalid("`reason` is empty"));
         }
         if self.is_text_rule() && self.has_command_conditions() {
-            return Err(invalid("`text_match` cannot be combined with command conditions"));
+            return Err(invalid(
+                "`text_match` cannot be combined with command conditions",
+            ));
         }
         if !self.is_text_rule() && !self.has_command_conditions() {
-            return Err(invalid("the rule has no condition and would match every command"));
+            return Err(invalid(
+                "the rule has no condition and would match every command",
+            ));
         }
-        let all_flags = self.flags.iter().flatten().chain(&self.any_flag).chain(&self.no_flag);
+        let all_flags = self
+            .flags
+            .iter()
+            .flatten()
+            .chain(&self.any_flag)
+            .chain(&self.no_flag);
         for flag in all_flags {
             if !flag.starts_with('-') || flag.len() < 2 {
                 return Err(invalid(&format!("flag `{flag}` must start with `-`")));
@@ -204,7 +226,12 @@ impl ShellRule {
         if self.flags.iter().any(Vec::is_empty) {
             return Err(invalid("an empty group in `flags`"));
         }
-        if self.command.iter().chain(&self.pipe_to).any(|c| c.trim().is_empty()) {
+        if self
+            .command
+            .iter()
+            .chain(&self.pipe_to)
+            .any(|c| c.trim().is_empty())
+        {
             return Err(invalid("an empty program name"));
         }
         self.compiled().map(|_| ()).map_err(Clone::clone)
@@ -218,16 +245,25 @@ impl ShellRules {
         let mut seen = HashSet::new();
         for (index, rule) in self.rules.iter().enumerate() {
             if rule.id.trim().is_empty() {
-                return Err(ShellRuleError::Invalid { rule: format!("#{}", index + 1), message: "`id` is empty".into() });
+                return Err(ShellRuleError::Invalid {
+                    rule: format!("#{}", index + 1),
+                    message: "`id` is empty".into(),
+                });
             }
             if !seen.insert(rule.id.as_str()) {
-                return Err(ShellRuleError::Invalid { rule: rule.id.clone(), message: "duplicate id".into() });
+                return Err(ShellRuleError::Invalid {
+                    rule: rule.id.clone(),
+                    message: "duplicate id".into(),
+                });
             }
             rule.check()?;
         }
         for (program, spec) in &self.programs {
             if let Some(bad) = spec.value_options.iter().find(|o| !o.starts_with('-')) {
-                return Err(ShellRuleError::Invalid { rule: format!("programs.{program}"), message: format!("option `{bad}` must start with `-`") });
+                return Err(ShellRuleError::Invalid {
+                    rule: format!("programs.{program}"),
+                    message: format!("option `{bad}` must start with `-`"),
+                });
             }
         }
         Ok(())
@@ -235,7 +271,9 @@ impl ShellRules {
 
     /// The options taking a value for `program` (empty when unknown).
     pub(crate) fn value_options(&self, program: &str) -> &[String] {
-        self.programs.get(program).map_or(&[], |spec| spec.value_options.as_slice())
+        self.programs
+            .get(program)
+            .map_or(&[], |spec| spec.value_options.as_slice())
     }
 }
 
@@ -258,7 +296,10 @@ mod tests {
     fn bad_regex_names_the_rule() {
         let r = rules("rules:\n  - id: broken\n    action: ask\n    command: [x]\n    args_match: '('\n    reason: r\n");
         let err = r.validate().unwrap_err();
-        assert!(matches!(&err, ShellRuleError::Regex { rule, field: "args_match", .. } if rule == "broken"), "{err}");
+        assert!(
+            matches!(&err, ShellRuleError::Regex { rule, field: "args_match", .. } if rule == "broken"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -267,8 +308,12 @@ mod tests {
         assert!(dup.validate().is_err());
         let empty = rules("rules:\n  - {id: a, action: ask, reason: r}\n");
         assert!(empty.validate().is_err());
-        let flag = rules("rules:\n  - {id: a, action: ask, command: [x], any_flag: [f], reason: r}\n");
+        let flag =
+            rules("rules:\n  - {id: a, action: ask, command: [x], any_flag: [f], reason: r}\n");
         assert!(flag.validate().is_err());
-        assert!(serde_saphyr::from_str::<ShellRules>("rules:\n  - {id: a, action: ask, command: [x], reason: r, bogus: 1}\n").is_err());
+        assert!(serde_saphyr::from_str::<ShellRules>(
+            "rules:\n  - {id: a, action: ask, command: [x], reason: r, bogus: 1}\n"
+        )
+        .is_err());
     }
 }

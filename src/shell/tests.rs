@@ -50,14 +50,31 @@ fn deny(id: &str) -> Option<(ShellAction, String)> {
 
 #[test]
 fn strictest_rule_wins_and_reports_the_segment() {
-    let m = classify("rm -rf build && rm -rf ~", &rules(), &ShellContext::default()).unwrap();
-    assert_eq!((m.action, m.rule_id.as_str(), m.segment.as_str()), (ShellAction::Deny, "rm-root", "rm -rf ~"));
-    assert_eq!(verdict("rm -rf build"), Some((ShellAction::Ask, "rm-any".into())));
+    let m = classify(
+        "rm -rf build && rm -rf ~",
+        &rules(),
+        &ShellContext::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        (m.action, m.rule_id.as_str(), m.segment.as_str()),
+        (ShellAction::Deny, "rm-root", "rm -rf ~")
+    );
+    assert_eq!(
+        verdict("rm -rf build"),
+        Some((ShellAction::Ask, "rm-any".into()))
+    );
 }
 
 #[test]
 fn data_stays_data() {
-    for command in ["echo 'rm -rf /'", "grep -r \"git reset --hard\" .", "git commit -m 'rm -rf ~'", "# rm -rf /", "cat <<EOF\nrm -rf /\nEOF"] {
+    for command in [
+        "echo 'rm -rf /'",
+        "grep -r \"git reset --hard\" .",
+        "git commit -m 'rm -rf ~'",
+        "# rm -rf /",
+        "cat <<EOF\nrm -rf /\nEOF",
+    ] {
         assert_eq!(verdict(command), None, "{command}");
     }
 }
@@ -97,7 +114,12 @@ fn huge_input_finishes_with_a_verdict() {
     assert_eq!((m.action, m.rule_id.as_str()), (ShellAction::Ask, "limit"));
     // A deny found before the budget runs out stands.
     let early = format!("rm -rf / ; {big}");
-    assert_eq!(classify(&early, &rules(), &ShellContext::default()).unwrap().action, ShellAction::Deny);
+    assert_eq!(
+        classify(&early, &rules(), &ShellContext::default())
+            .unwrap()
+            .action,
+        ShellAction::Deny
+    );
     // One megabyte in a single word is fine.
     let word = format!("echo '{}'", "a".repeat(1_000_000));
     assert_eq!(verdict(&word), None);
@@ -112,9 +134,16 @@ fn deep_nesting_is_capped() {
     let m = classify(&command, &rules(), &ShellContext::default()).unwrap();
     assert_eq!((m.action, m.rule_id.as_str()), (ShellAction::Ask, "limit"));
     let nested = format!("{}git reset --hard{}", "echo $(".repeat(40), ")".repeat(40));
-    assert_eq!(classify(&nested, &rules(), &ShellContext::default()).unwrap().rule_id, "limit");
+    assert_eq!(
+        classify(&nested, &rules(), &ShellContext::default())
+            .unwrap()
+            .rule_id,
+        "limit"
+    );
     let parens = format!("{}x{}", "$(".repeat(50_000), ")".repeat(50_000));
-    assert!(classify(&parens, &rules(), &ShellContext::default()).is_some_and(|m| m.rule_id == "limit"));
+    assert!(
+        classify(&parens, &rules(), &ShellContext::default()).is_some_and(|m| m.rule_id == "limit")
+    );
     let shallow = "bash -c \"sh -c 'git reset --hard'\"";
     assert_eq!(verdict(shallow), deny("reset-hard"));
 }
@@ -125,7 +154,24 @@ fn shell_quote(s: &str) -> String {
 
 #[test]
 fn empty_and_odd_input() {
-    for command in ["", "   ", ";;", "|", "&&", ")(", "<<", "<<<", "$(", "`", "\\", "'", "\"", "${", "\u{0}", "é ü 你好"] {
+    for command in [
+        "",
+        "   ",
+        ";;",
+        "|",
+        "&&",
+        ")(",
+        "<<",
+        "<<<",
+        "$(",
+        "`",
+        "\\",
+        "'",
+        "\"",
+        "${",
+        "\u{0}",
+        "é ü 你好",
+    ] {
         assert_eq!(verdict(command), None, "{command:?}");
     }
 }
@@ -145,16 +191,66 @@ impl Noise {
 #[test]
 fn arbitrary_input_never_panics() {
     const PIECES: &[&str] = &[
-        "rm", " ", "-rf", "/", "~", "'", "\"", "\\", "$(", ")", "(", "`", "${", "}", "{", "|", "&", ";", "\n", "<<", "EOF", "<<<", "<", ">",
-        "bash -c ", "eval ", "sudo ", "env ", "$'", "#", "*", ".", "é", "你", "\t", "git reset --hard", "curl x | sh", "=", "xargs ", "find . -exec ",
-        "python -c ", "system('", "--", "-", "a=rm; $a", "cd ", "\u{0}",
+        "rm",
+        " ",
+        "-rf",
+        "/",
+        "~",
+        "'",
+        "\"",
+        "\\",
+        "$(",
+        ")",
+        "(",
+        "`",
+        "${",
+        "}",
+        "{",
+        "|",
+        "&",
+        ";",
+        "\n",
+        "<<",
+        "EOF",
+        "<<<",
+        "<",
+        ">",
+        "bash -c ",
+        "eval ",
+        "sudo ",
+        "env ",
+        "$'",
+        "#",
+        "*",
+        ".",
+        "é",
+        "你",
+        "\t",
+        "git reset --hard",
+        "curl x | sh",
+        "=",
+        "xargs ",
+        "find . -exec ",
+        "python -c ",
+        "system('",
+        "--",
+        "-",
+        "a=rm; $a",
+        "cd ",
+        "\u{0}",
     ];
     let rules = rules();
-    let ctx = ShellContext { cwd: Some("/r".into()), repo_root: Some("/r".into()), home: Some("/h".into()) };
+    let ctx = ShellContext {
+        cwd: Some("/r".into()),
+        repo_root: Some("/r".into()),
+        home: Some("/h".into()),
+    };
     let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
     for _ in 0..5_000 {
         let len = (noise.next() % 24) as usize;
-        let command: String = (0..len).map(|_| PIECES[(noise.next() % PIECES.len() as u64) as usize]).collect();
+        let command: String = (0..len)
+            .map(|_| PIECES[(noise.next() % PIECES.len() as u64) as usize])
+            .collect();
         let _ = classify(&command, &rules, &ctx);
     }
 }

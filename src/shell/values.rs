@@ -27,7 +27,8 @@ pub(crate) fn word_texts(command: &SimpleCommand, vars: &HashMap<String, String>
         .iter()
         .map(|word| {
             let whole_sub = word.subs.len() == 1
-                && ((word.text.starts_with("$(") && word.text.ends_with(')')) || (word.text.starts_with('`') && word.text.ends_with('`')));
+                && ((word.text.starts_with("$(") && word.text.ends_with(')'))
+                    || (word.text.starts_with('`') && word.text.ends_with('`')));
             let mut text = match whole_sub.then(|| static_output(&word.subs[0])).flatten() {
                 Some(value) => value,
                 None => word.text.clone(),
@@ -50,13 +51,27 @@ fn static_output(script: &str) -> Option<String> {
         return None;
     }
     let pipelines = parse(lexed.tokens);
-    let [pipeline] = pipelines.as_slice() else { return None };
-    let [command] = pipeline.as_slice() else { return None };
+    let [pipeline] = pipelines.as_slice() else {
+        return None;
+    };
+    let [command] = pipeline.as_slice() else {
+        return None;
+    };
     if command.words.iter().any(|w| !w.subs.is_empty()) {
         return None;
     }
-    let inv = resolve(&command.words.iter().map(|w| w.text.clone()).collect::<Vec<_>>());
-    let stdin: Vec<String> = command.stdin_texts().into_iter().map(str::to_string).collect();
+    let inv = resolve(
+        &command
+            .words
+            .iter()
+            .map(|w| w.text.clone())
+            .collect::<Vec<_>>(),
+    );
+    let stdin: Vec<String> = command
+        .stdin_texts()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
     visible_output(&inv, &stdin).map(|s| s.trim_end_matches('\n').to_string())
 }
 
@@ -74,7 +89,9 @@ fn replace_vars(text: &str, vars: &HashMap<String, String>) -> Option<String> {
                 None => ("", 0),
             }
         } else {
-            let end = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
             (&after[..end], end)
         };
         match vars.get(name) {
@@ -103,15 +120,23 @@ pub(crate) fn split_program(inv: &Invocation) -> bool {
 
 /// The directory `cd`/`pushd` moves to, or `None` when it cannot be known.
 pub(crate) fn cd_target(inv: &Invocation, ctx: &ShellContext) -> Option<PathBuf> {
-    let target = inv.args.iter().find(|a| !a.starts_with('-') || a.as_str() == "-");
-    let Some(target) = target else { return ctx.home.clone() };
+    let target = inv
+        .args
+        .iter()
+        .find(|a| !a.starts_with('-') || a.as_str() == "-");
+    let Some(target) = target else {
+        return ctx.home.clone();
+    };
     if target == "-" || target.contains('`') {
         return None;
     }
     for home_word in ["~", "$HOME", "${HOME}"] {
         if let Some(rest) = target.strip_prefix(home_word) {
             if rest.is_empty() || rest.starts_with('/') {
-                return ctx.home.as_ref().map(|h| h.join(rest.trim_start_matches('/')));
+                return ctx
+                    .home
+                    .as_ref()
+                    .map(|h| h.join(rest.trim_start_matches('/')));
             }
         }
     }
@@ -130,7 +155,11 @@ mod tests {
 
     #[test]
     fn variables_are_replaced() {
-        let vars: HashMap<String, String> = [("a".to_string(), "rm".to_string()), ("D".to_string(), "/".to_string())].into();
+        let vars: HashMap<String, String> = [
+            ("a".to_string(), "rm".to_string()),
+            ("D".to_string(), "/".to_string()),
+        ]
+        .into();
         assert_eq!(replace_vars("$a", &vars).as_deref(), Some("rm"));
         assert_eq!(replace_vars("${D}x$D", &vars).as_deref(), Some("/x/"));
         assert_eq!(replace_vars("$other $", &vars).as_deref(), Some("$other $"));
@@ -148,8 +177,21 @@ mod tests {
 
     #[test]
     fn cd_targets() {
-        let ctx = ShellContext { cwd: Some("/r".into()), repo_root: None, home: Some("/h".into()) };
-        let cd = |arg: &[&str]| cd_target(&Invocation { program: "cd".into(), args: arg.iter().map(|s| s.to_string()).collect(), ..Invocation::default() }, &ctx);
+        let ctx = ShellContext {
+            cwd: Some("/r".into()),
+            repo_root: None,
+            home: Some("/h".into()),
+        };
+        let cd = |arg: &[&str]| {
+            cd_target(
+                &Invocation {
+                    program: "cd".into(),
+                    args: arg.iter().map(|s| s.to_string()).collect(),
+                    ..Invocation::default()
+                },
+                &ctx,
+            )
+        };
         assert_eq!(cd(&["/tmp"]), Some("/tmp".into()));
         assert_eq!(cd(&["sub"]), Some("/r/sub".into()));
         assert_eq!(cd(&[]), Some("/h".into()));

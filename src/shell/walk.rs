@@ -3,14 +3,14 @@
 //! nested scripts, all within the depth, word and command budgets.
 
 use super::expand::{self, Nested};
-use super::values;
-use std::collections::HashMap;
 use super::lexer::lex;
 use super::matcher::{matches, Downstream, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
 use super::rules::{ShellRule, ShellRules};
+use super::values;
 use super::wrappers::{resolve, Invocation};
 use super::{ShellAction, ShellContext, ShellMatch, MAX_BYTES, MAX_COMMANDS, MAX_DEPTH, MAX_WORDS};
+use std::collections::HashMap;
 
 /// Longest segment text kept in a match.
 const SEGMENT_CHARS: usize = 300;
@@ -38,7 +38,16 @@ fn clip(text: &str) -> String {
 
 impl<'a> Walker<'a> {
     pub(crate) fn new(rules: &'a ShellRules, ctx: &'a ShellContext) -> Self {
-        Walker { rules, ctx: ctx.clone(), vars: HashMap::new(), words_left: MAX_WORDS, bytes_left: MAX_BYTES, commands_left: MAX_COMMANDS, limited: None, best: None }
+        Walker {
+            rules,
+            ctx: ctx.clone(),
+            vars: HashMap::new(),
+            words_left: MAX_WORDS,
+            bytes_left: MAX_BYTES,
+            commands_left: MAX_COMMANDS,
+            limited: None,
+            best: None,
+        }
     }
 
     /// The strictest match; when nothing matched but a budget ran out, an
@@ -50,13 +59,17 @@ impl<'a> Walker<'a> {
         self.limited.map(|segment| ShellMatch {
             action: ShellAction::Ask,
             rule_id: "limit".into(),
-            reason: "The command is too long or too deeply nested to be checked; confirm it is safe.".into(),
+            reason:
+                "The command is too long or too deeply nested to be checked; confirm it is safe."
+                    .into(),
             segment,
         })
     }
 
     fn done(&self) -> bool {
-        self.best.as_ref().is_some_and(|m| m.action == ShellAction::Deny)
+        self.best
+            .as_ref()
+            .is_some_and(|m| m.action == ShellAction::Deny)
     }
 
     fn limit(&mut self, text: &str) {
@@ -66,9 +79,17 @@ impl<'a> Walker<'a> {
     }
 
     fn record(&mut self, rule: &ShellRule, segment: &str) {
-        let stricter = self.best.as_ref().is_none_or(|best| rule.action > best.action);
+        let stricter = self
+            .best
+            .as_ref()
+            .is_none_or(|best| rule.action > best.action);
         if stricter {
-            self.best = Some(ShellMatch { action: rule.action, rule_id: rule.id.clone(), reason: rule.reason.clone(), segment: clip(segment) });
+            self.best = Some(ShellMatch {
+                action: rule.action,
+                rule_id: rule.id.clone(),
+                reason: rule.reason.clone(),
+                segment: clip(segment),
+            });
         }
     }
 
@@ -97,7 +118,11 @@ impl<'a> Walker<'a> {
         }
         for rule in self.rules.rules.iter().filter(|r| r.is_text_rule()) {
             if let Ok(compiled) = rule.compiled() {
-                if compiled.text.as_ref().is_some_and(|re| re.is_match(&lexed.skeleton)) {
+                if compiled
+                    .text
+                    .as_ref()
+                    .is_some_and(|re| re.is_match(&lexed.skeleton))
+                {
                     self.record(rule, src);
                 }
             }
@@ -111,34 +136,58 @@ impl<'a> Walker<'a> {
     }
 
     fn pipeline(&mut self, src: &str, pipeline: &Pipeline, depth: usize, consumers: &[String]) {
-        let texts: Vec<Vec<String>> = pipeline.iter().map(|c| values::word_texts(c, &self.vars)).collect();
+        let texts: Vec<Vec<String>> = pipeline
+            .iter()
+            .map(|c| values::word_texts(c, &self.vars))
+            .collect();
         let invocations: Vec<Invocation> = texts.iter().map(|t| resolve(t)).collect();
         let mut last_stage: HashMap<&str, usize> = HashMap::new();
         for (index, inv) in invocations.iter().enumerate() {
             last_stage.insert(inv.program.as_str(), index);
         }
-        let stages: Vec<(String, usize)> = last_stage.into_iter().map(|(name, last)| (name.to_string(), last)).collect();
+        let stages: Vec<(String, usize)> = last_stage
+            .into_iter()
+            .map(|(name, last)| (name.to_string(), last))
+            .collect();
         for (i, (command, inv)) in pipeline.iter().zip(&invocations).enumerate() {
             let segment = command.source_text(src);
             if !self.take_command(&segment) {
                 return;
             }
-            let downstream = Downstream { stages: &stages, position: i, consumers };
+            let downstream = Downstream {
+                stages: &stages,
+                position: i,
+                consumers,
+            };
             let piped_in = match i {
                 0 => None,
                 _ => expand::visible_output(&invocations[i - 1], &stdin_of(&pipeline[i - 1])),
             };
             self.substitutions(command, inv, depth);
-            let expanded = command.words.get(inv.program_index).is_some_and(|w| texts[i].get(inv.program_index) != Some(&w.text));
+            let expanded = command
+                .words
+                .get(inv.program_index)
+                .is_some_and(|w| texts[i].get(inv.program_index) != Some(&w.text));
             if expanded && values::split_program(inv) {
                 // `$cmd args` where `$cmd` holds several words: re-read it.
                 self.script(&texts[i].join(" "), depth + 1, &downstream.names());
                 continue;
             }
             self.track_state(inv);
-            let redirects: Vec<String> =
-                command.redirects.iter().map(|r| format!("{}{}", if r.input { '<' } else { '>' }, r.target.text)).collect();
-            self.invocation(inv, &redirects, &stdin_of(command), downstream, piped_in.as_deref(), &segment, depth);
+            let redirects: Vec<String> = command
+                .redirects
+                .iter()
+                .map(|r| format!("{}{}", if r.input { '<' } else { '>' }, r.target.text))
+                .collect();
+            self.invocation(
+                inv,
+                &redirects,
+                &stdin_of(command),
+                downstream,
+                piped_in.as_deref(),
+                &segment,
+                depth,
+            );
             if self.done() {
                 return;
             }
@@ -154,7 +203,8 @@ impl<'a> Walker<'a> {
             for assignment in &inv.assignments {
                 if let Some((name, value)) = assignment.split_once('=') {
                     if self.vars.len() < 256 && value.len() <= values::MAX_VALUE_LEN {
-                        self.vars.insert(name.trim_end_matches('+').to_string(), value.to_string());
+                        self.vars
+                            .insert(name.trim_end_matches('+').to_string(), value.to_string());
                     }
                 }
             }
@@ -169,7 +219,8 @@ impl<'a> Walker<'a> {
         let own = vec![inv.program.clone()];
         let shell = vec!["sh".to_string()];
         for (index, word) in command.words.iter().enumerate() {
-            let dynamic_name = index == inv.program_index && (word.text.starts_with("$(") || word.text.starts_with('`'));
+            let dynamic_name = index == inv.program_index
+                && (word.text.starts_with("$(") || word.text.starts_with('`'));
             let consumers: &[String] = if dynamic_name {
                 &shell
             } else if feeds_code && index > inv.program_index {
@@ -182,7 +233,12 @@ impl<'a> Walker<'a> {
             }
         }
         let fed: &[String] = if feeds_code { &own } else { &[] };
-        for word in command.redirects.iter().map(|r| &r.target).chain(&command.here_strings) {
+        for word in command
+            .redirects
+            .iter()
+            .map(|r| &r.target)
+            .chain(&command.here_strings)
+        {
             for sub in &word.subs {
                 self.script(sub, depth + 1, fed);
             }
@@ -190,7 +246,16 @@ impl<'a> Walker<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn invocation(&mut self, inv: &Invocation, redirects: &[String], stdin: &[String], downstream: Downstream, piped_in: Option<&str>, segment: &str, depth: usize) {
+    fn invocation(
+        &mut self,
+        inv: &Invocation,
+        redirects: &[String],
+        stdin: &[String],
+        downstream: Downstream,
+        piped_in: Option<&str>,
+        segment: &str,
+        depth: usize,
+    ) {
         if !inv.scripts.is_empty() {
             let consumers = downstream.names();
             for script in &inv.scripts {
@@ -201,7 +266,10 @@ impl<'a> Walker<'a> {
             return;
         }
         let mut code = expand::inline_code(inv, stdin);
-        if code.is_none() && expand::is_interpreter(&inv.program) && inv.args.iter().all(|a| a.starts_with('-')) {
+        if code.is_none()
+            && expand::is_interpreter(&inv.program)
+            && inv.args.iter().all(|a| a.starts_with('-'))
+        {
             code = piped_in.map(str::to_string);
         }
         let mut all_input = stdin.to_vec();
@@ -236,7 +304,15 @@ impl<'a> Walker<'a> {
                         return;
                     }
                     let inner = resolve(&argv);
-                    self.invocation(&inner, &[], &[], Downstream::default(), None, &argv.join(" "), depth + 1);
+                    self.invocation(
+                        &inner,
+                        &[],
+                        &[],
+                        Downstream::default(),
+                        None,
+                        &argv.join(" "),
+                        depth + 1,
+                    );
                 }
             }
             if self.done() {
@@ -247,5 +323,9 @@ impl<'a> Walker<'a> {
 }
 
 fn stdin_of(command: &SimpleCommand) -> Vec<String> {
-    command.stdin_texts().into_iter().map(str::to_string).collect()
+    command
+        .stdin_texts()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }

@@ -40,17 +40,26 @@ fn is_short_flag(word: &str, letter: char) -> bool {
 
 /// `NAME=value` (or `NAME+=value`) with a valid shell name.
 pub(crate) fn is_assignment(word: &str) -> bool {
-    let Some(eq) = word.find('=') else { return false };
+    let Some(eq) = word.find('=') else {
+        return false;
+    };
     let name = word[..eq].strip_suffix('+').unwrap_or(&word[..eq]);
     let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Skips options starting at `i`. `short_values` lists the short options
 /// that take a value, `long_values` the long ones (`--opt value`). Stops at
 /// the first operand or after `--`. Returns the index of the first operand
 /// and whether one of `stop_flags` (short letters) was seen.
-fn skip_options(words: &[String], mut i: usize, short_values: &str, long_values: &[&str], stop_flags: &str) -> (usize, bool) {
+fn skip_options(
+    words: &[String],
+    mut i: usize,
+    short_values: &str,
+    long_values: &[&str],
+    stop_flags: &str,
+) -> (usize, bool) {
     let mut stopped = false;
     while let Some(word) = words.get(i) {
         if word == "--" {
@@ -60,7 +69,10 @@ fn skip_options(words: &[String], mut i: usize, short_values: &str, long_values:
             break;
         }
         if let Some(long) = word.strip_prefix("--") {
-            let takes_value = !long.contains('=') && long_values.iter().any(|v| v.trim_start_matches('-') == long);
+            let takes_value = !long.contains('=')
+                && long_values
+                    .iter()
+                    .any(|v| v.trim_start_matches('-') == long);
             i += if takes_value { 2 } else { 1 };
             continue;
         }
@@ -102,7 +114,19 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
                 words,
                 i + 1,
                 "ughpCDrtUTc",
-                &["--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout", "--login-class"],
+                &[
+                    "--user",
+                    "--group",
+                    "--host",
+                    "--prompt",
+                    "--close-from",
+                    "--chdir",
+                    "--role",
+                    "--type",
+                    "--other-user",
+                    "--command-timeout",
+                    "--login-class",
+                ],
                 "elvkKV",
             ),
             "doas" => skip_options(words, i + 1, "uC", &[], "L"),
@@ -110,41 +134,81 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
                 Some(after) => (after, false),
                 None => return out,
             },
-            "nohup" | "builtin" | "setsid" | "unbuffer" | "chronic" | "nocache" | "busybox" => skip_options(words, i + 1, "", &[], ""),
+            "nohup" | "builtin" | "setsid" | "unbuffer" | "chronic" | "nocache" | "busybox" => {
+                skip_options(words, i + 1, "", &[], "")
+            }
             "time" => skip_options(words, i + 1, "fo", &["--format", "--output"], ""),
             "nice" => skip_options(words, i + 1, "n", &["--adjustment"], ""),
             "ionice" => skip_options(words, i + 1, "cn", &["--class", "--classdata"], "pPu"),
             "timeout" => {
-                let (after, _) = skip_options(words, i + 1, "sk", &["--signal", "--kill-after"], "");
+                let (after, _) =
+                    skip_options(words, i + 1, "sk", &["--signal", "--kill-after"], "");
                 (after + 1, false)
             }
             "command" => skip_options(words, i + 1, "", &[], "vV"),
             "exec" => skip_options(words, i + 1, "a", &[], ""),
             "stdbuf" => skip_options(words, i + 1, "ioe", &["--input", "--output", "--error"], ""),
-            "strace" | "ltrace" => skip_options(words, i + 1, "oepsuEIbPXa", &["--output", "--trace"], ""),
+            "strace" | "ltrace" => {
+                skip_options(words, i + 1, "oepsuEIbPXa", &["--output", "--trace"], "")
+            }
             "xargs" => {
                 out.via_xargs = true;
                 skip_options(
                     words,
                     i + 1,
                     "ILnPsdEa",
-                    &["--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--eof", "--arg-file", "--process-slot-var"],
+                    &[
+                        "--max-lines",
+                        "--max-args",
+                        "--max-procs",
+                        "--max-chars",
+                        "--delimiter",
+                        "--eof",
+                        "--arg-file",
+                        "--process-slot-var",
+                    ],
                     "",
                 )
             }
             "npx" | "pnpx" | "bunx" | "uvx" => {
-                if let Some(pos) = words[i + 1..].iter().position(|w| w == "-c" || w == "--call") {
+                if let Some(pos) = words[i + 1..]
+                    .iter()
+                    .position(|w| w == "-c" || w == "--call")
+                {
                     if let Some(script) = words.get(i + 2 + pos) {
                         out.scripts.push(script.clone());
                     }
                     return out;
                 }
-                skip_options(words, i + 1, "p", &["--package", "--from", "--with", "--python"], "")
+                skip_options(
+                    words,
+                    i + 1,
+                    "p",
+                    &["--package", "--from", "--with", "--python"],
+                    "",
+                )
             }
             "npm" | "pnpm" | "yarn" if next("exec") || next("dlx") || next("x") => {
                 skip_options(words, i + 2, "p", &["--package"], "")
             }
-            "uv" if next("run") => skip_options(words, i + 2, "p", &["--with", "--from", "--python", "--directory", "--project", "--package", "--env-file", "--extra", "--group", "--index"], ""),
+            "uv" if next("run") => skip_options(
+                words,
+                i + 2,
+                "p",
+                &[
+                    "--with",
+                    "--from",
+                    "--python",
+                    "--directory",
+                    "--project",
+                    "--package",
+                    "--env-file",
+                    "--extra",
+                    "--group",
+                    "--index",
+                ],
+                "",
+            ),
             "poetry" | "pipenv" | "pdm" | "hatch" if next("run") => (i + 2, false),
             "bundle" if next("exec") => (i + 2, false),
             "watch" => {
@@ -166,7 +230,12 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
             // `command -v git`, `sudo -l`: a query, nothing runs.
             return out;
         }
-        if name == "sudo" && after >= words.len() && words[i + 1..].iter().any(|w| is_short_flag(w, 's') || is_short_flag(w, 'i') || w == "--shell" || w == "--login") {
+        if name == "sudo"
+            && after >= words.len()
+            && words[i + 1..].iter().any(|w| {
+                is_short_flag(w, 's') || is_short_flag(w, 'i') || w == "--shell" || w == "--login"
+            })
+        {
             // `sudo -s` / `sudo -i` alone: an interactive shell reading stdin.
             out.program = "sh".into();
             out.program_index = i;
@@ -254,16 +323,29 @@ mod tests {
 
     #[test]
     fn queries_and_bare_assignments_run_nothing() {
-        for line in ["command -v rm", "command -V git", "sudo -l", "FOO=1", "ionice -p 123", "xargs"] {
+        for line in [
+            "command -v rm",
+            "command -V git",
+            "sudo -l",
+            "FOO=1",
+            "ionice -p 123",
+            "xargs",
+        ] {
             assert_eq!(run(line).0, "", "{line}");
         }
     }
 
     #[test]
     fn command_strings_become_scripts() {
-        let words: Vec<String> = ["env", "-S", "rm -rf /"].iter().map(|s| s.to_string()).collect();
+        let words: Vec<String> = ["env", "-S", "rm -rf /"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(resolve(&words).scripts, vec!["rm -rf /"]);
-        let words: Vec<String> = ["watch", "-n", "5", "rm", "-rf", "x"].iter().map(|s| s.to_string()).collect();
+        let words: Vec<String> = ["watch", "-n", "5", "rm", "-rf", "x"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(resolve(&words).scripts, vec!["rm -rf x"]);
         assert!(resolve(&words).program.is_empty());
     }
@@ -274,6 +356,9 @@ mod tests {
         assert!(is_assignment("_x+=y"));
         assert!(!is_assignment("1A=2"));
         assert!(!is_assignment("--opt=1"));
-        assert!(is_assignment("of=/dev/sda"), "shape only: operands after a program are never assignments");
+        assert!(
+            is_assignment("of=/dev/sda"),
+            "shape only: operands after a program are never assignments"
+        );
     }
 }

@@ -6,14 +6,19 @@ use guard::shell::{ShellContext, ShellRules};
 
 /// The built-in `dangerous-command` detector.
 pub fn dangerous_command_spec() -> DetectorSpec {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/detectors/dangerous-command.yaml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/detectors/dangerous-command.yaml"
+    );
     let text = std::fs::read_to_string(path).unwrap();
     serde_saphyr::from_str(&text).unwrap()
 }
 
 /// The shell rules of `detectors/dangerous-command.yaml`, validated.
 pub fn dangerous_command_rules() -> ShellRules {
-    let rules = dangerous_command_spec().shell.expect("the detector has a shell section");
+    let rules = dangerous_command_spec()
+        .shell
+        .expect("the detector has a shell section");
     rules.validate().unwrap();
     rules
 }
