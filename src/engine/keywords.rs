@@ -5,38 +5,70 @@
 //! Why not an Aho-Corasick automaton: `guard hook` is a new process on every
 //! event, so the prefilter is built on every call, and building an automaton
 //! over the built-in detectors' ~470 keywords took over a millisecond, twice
-//! the cost of starting the process. This index is built in microseconds: a
-//! 64 Ki-bit filter on a hash of each keyword's first three (lowercased)
-//! bytes, and the keywords sorted by that hash. The scan hashes the three
-//! bytes at each position, and only where the filter's bit is set compares
-//! the few candidate keywords. Keywords of one or two bytes (`rm`, `dd`) get
-//! the same treatment with their own filter, keyed on their bytes.
+//! the cost of starting the process. This index is built in microseconds:
+//! the keywords bucketed by a 12-bit hash of their first three (lowercased)
+//! bytes. The scan hashes the three bytes at each position and compares the
+//! keywords of that bucket, if any. Keywords of one or two bytes (`rm`, `dd`)
+//! are bucketed the same way on their bytes.
 
-/// Bits in the filter (a power of two).
-const FILTER_BITS: usize = 1 << 16;
+/// Buckets (a power of two): 12 bits of hash.
+const BUCKETS: usize = 1 << 12;
+
+/// Keyword ids grouped by bucket: the ids of bucket `b` are
+/// `ids[starts[b]..starts[b + 1]]`.
+#[derive(Debug, Clone)]
+struct Buckets {
+    starts: Vec<u32>,
+    ids: Vec<u32>,
+}
+
+impl Buckets {
+    fn new(entries: &[(usize, u32)]) -> Buckets {
+        let mut starts = vec![0u32; BUCKETS + 1];
+        for &(b, _) in entries {
+            starts[b + 1] += 1;
+        }
+        for b in 0..BUCKETS {
+            starts[b + 1] += starts[b];
+        }
+        let mut next = starts.clone();
+        let mut ids = vec![0u32; entries.len()];
+        for &(b, id) in entries {
+            ids[next[b] as usize] = id;
+            next[b] += 1;
+        }
+        Buckets { starts, ids }
+    }
+
+    #[inline]
+    fn get(&self, bucket: usize) -> &[u32] {
+        &self.ids[self.starts[bucket] as usize..self.starts[bucket + 1] as usize]
+    }
+}
 
 /// A set of keywords, ready to search for.
 #[derive(Debug, Clone)]
 pub struct KeywordSet {
     /// The keywords, ASCII-lowercased, in the caller's order (ids).
     keywords: Vec<Vec<u8>>,
-    /// One bit per hash of a keyword's first three bytes.
-    filter: Vec<u64>,
-    /// (hash, keyword id) of every keyword of three bytes or more, sorted.
-    by_hash: Vec<(u16, u32)>,
-    /// One bit per (lowercased) two-byte keyword.
-    short_filter: Vec<u64>,
-    /// (two bytes, keyword id) of every two-byte keyword, sorted.
-    two_byte: Vec<(u16, u32)>,
+    /// Keywords of three bytes or more, by the hash of their first three.
+    long: Buckets,
+    /// Whether there is any keyword of three bytes or more.
+    has_long: bool,
+    /// Two-byte keywords, by the hash of their bytes.
+    two_byte: Buckets,
+    /// Whether there is any two-byte keyword.
+    has_two_byte: bool,
     /// (byte, keyword id) of every one-byte keyword.
     one_byte: Vec<(u8, u32)>,
 }
 
-fn hash3(a: u8, b: u8, c: u8) -> u16 {
+#[inline]
+fn bucket(a: u8, b: u8, c: u8) -> usize {
     let word = u32::from(a.to_ascii_lowercase())
         | u32::from(b.to_ascii_lowercase()) << 8
         | u32::from(c.to_ascii_lowercase()) << 16;
-    (word.wrapping_mul(0x9E37_79B1) >> 16) as u16
+    (word.wrapping_mul(0x9E37_79B1) >> 20) as usize
 }
 
 impl KeywordSet {
@@ -47,9 +79,7 @@ impl KeywordSet {
             .into_iter()
             .map(|k| k.as_bytes().to_ascii_lowercase())
             .collect();
-        let mut filter = vec![0u64; FILTER_BITS / 64];
-        let mut by_hash = Vec::with_capacity(keywords.len());
-        let mut short_filter = vec![0u64; FILTER_BITS / 64];
+        let mut long = Vec::with_capacity(keywords.len());
         let mut two_byte = Vec::new();
         let mut one_byte = Vec::new();
         for (id, kw) in keywords.iter().enumerate() {
@@ -57,26 +87,16 @@ impl KeywordSet {
             match kw.as_slice() {
                 [] => {}
                 [a] => one_byte.push((*a, id)),
-                [a, b] => {
-                    let key = u16::from_le_bytes([*a, *b]);
-                    short_filter[usize::from(key) / 64] |= 1 << (key % 64);
-                    two_byte.push((key, id));
-                }
-                [a, b, c, ..] => {
-                    let h = hash3(*a, *b, *c);
-                    filter[usize::from(h) / 64] |= 1 << (h % 64);
-                    by_hash.push((h, id));
-                }
+                [a, b] => two_byte.push((bucket(*a, *b, 0), id)),
+                [a, b, c, ..] => long.push((bucket(*a, *b, *c), id)),
             }
         }
-        by_hash.sort_unstable();
-        two_byte.sort_unstable();
         KeywordSet {
             keywords,
-            filter,
-            by_hash,
-            short_filter,
-            two_byte,
+            has_long: !long.is_empty(),
+            long: Buckets::new(&long),
+            has_two_byte: !two_byte.is_empty(),
+            two_byte: Buckets::new(&two_byte),
             one_byte,
         }
     }
@@ -88,42 +108,23 @@ impl KeywordSet {
         let t = text.as_bytes();
         // Start of each keyword's first occurrence.
         let mut first: Vec<Option<usize>> = vec![None; self.keywords.len()];
-        let mut found = 0;
-        if t.len() >= 3 && !self.by_hash.is_empty() {
+        if self.has_long && t.len() >= 3 {
             for i in 0..=t.len() - 3 {
-                let h = hash3(t[i], t[i + 1], t[i + 2]);
-                if self.filter[usize::from(h) / 64] & (1 << (h % 64)) == 0 {
-                    continue;
-                }
-                let from = self.by_hash.partition_point(|&(x, _)| x < h);
-                for &(x, id) in &self.by_hash[from..] {
-                    if x != h {
-                        break;
-                    }
+                for &id in self.long.get(bucket(t[i], t[i + 1], t[i + 2])) {
                     let id = id as usize;
                     if first[id].is_none() && starts_with_ignore_case(&t[i..], &self.keywords[id]) {
                         first[id] = Some(i);
-                        found += 1;
                     }
-                }
-                if found == self.by_hash.len() {
-                    break;
                 }
             }
         }
-        if !self.two_byte.is_empty() {
-            for i in 0..t.len().saturating_sub(1) {
-                let key =
-                    u16::from_le_bytes([t[i].to_ascii_lowercase(), t[i + 1].to_ascii_lowercase()]);
-                if self.short_filter[usize::from(key) / 64] & (1 << (key % 64)) == 0 {
-                    continue;
-                }
-                let from = self.two_byte.partition_point(|&(x, _)| x < key);
-                for &(x, id) in &self.two_byte[from..] {
-                    if x != key {
-                        break;
+        if self.has_two_byte && t.len() >= 2 {
+            for i in 0..=t.len() - 2 {
+                for &id in self.two_byte.get(bucket(t[i], t[i + 1], 0)) {
+                    let id = id as usize;
+                    if first[id].is_none() && starts_with_ignore_case(&t[i..], &self.keywords[id]) {
+                        first[id] = Some(i);
                     }
-                    first[id as usize].get_or_insert(i);
                 }
             }
         }
@@ -194,7 +195,7 @@ mod tests {
             "no keyword at all here",
             "Shall I COMMIT and Push it?",
             "merge the Pull Request, then ship it to v2",
-            "mergemerge merg",
+            "mergemerge merg", "rm -rf; DD if=x",
             "コミットしてprを作ります",
             "producción y PRODUCCIÓN",
             "deploy; redeploy",
