@@ -25,9 +25,8 @@ fn main() {
 }
 
 /// Prose that no built-in turn-end detector's keyword matches.
-const QUIET: &str = "The parser now reads each record once and keeps the offsets in a small \
-table, so the second pass over the file is gone. I also renamed two helpers to say what they \
-return. ";
+const QUIET: &str = "The parser reads each record once and keeps offsets in a table. The second \
+pass over the file was removed, and two helpers were renamed to say what they return. ";
 
 /// A turn end that hits every built-in turn-end detector's keywords and signals.
 const LOUD: &str = "I changed the retry loop in the client and the tests pass now. \
@@ -50,6 +49,14 @@ fn options() -> LoadOptions {
 fn detectors() -> Vec<LoadedDetector> {
     let cfg = config::load(&options()).expect("config").config;
     load::load_lenient(&cfg).expect("detectors").0
+}
+
+/// The detectors a turn end runs (what the hook indexes for a Stop event).
+fn turn_end_detectors() -> Vec<LoadedDetector> {
+    detectors()
+        .into_iter()
+        .filter(|d| d.spec.events.contains(&EventKind::Stop))
+        .collect()
 }
 
 fn turn_end(text: &str) -> Event {
@@ -83,19 +90,28 @@ fn load_detectors() -> usize {
     detectors().len()
 }
 
+/// What the hook reads on a Layer-1 miss: the detectors' heads only.
 #[divan::bench]
-fn build_layer1_automaton(bencher: Bencher) {
+fn load_detector_heads(bencher: Bencher) {
+    let cfg = config::load(&options()).expect("config").config;
+    bencher.bench(|| load::heads_lenient(&cfg).expect("heads").0.len());
+}
+
+/// The keyword index over every built-in detector (the hook indexes only
+/// the detectors that apply to the event).
+#[divan::bench]
+fn build_layer1_index(bencher: Bencher) {
     let ds = detectors();
     bencher.bench(|| Layer1Index::new(black_box(&ds)).expect("index"));
 }
 
 // ---- Layer 1 ----------------------------------------------------------------
 
-/// The keyword prefilter alone: one pass over the text, every detector's
-/// keywords at once (the text has no keyword, the common case).
+/// The keyword prefilter alone: one pass over the text, the turn-end
+/// detectors' keywords at once (the text has no keyword, the common case).
 #[divan::bench(args = [4 * 1024, 64 * 1024, 1024 * 1024])]
 fn keyword_prefilter_quiet(bencher: Bencher, bytes: usize) {
-    let ds = detectors();
+    let ds = turn_end_detectors();
     let index = Layer1Index::new(&ds).expect("index");
     let text = repeat_to(QUIET, bytes);
     bencher
@@ -106,7 +122,7 @@ fn keyword_prefilter_quiet(bencher: Bencher, bytes: usize) {
 /// The prefilter on text full of keywords (every sentence hits).
 #[divan::bench(args = [4 * 1024, 1024 * 1024])]
 fn keyword_prefilter_loud(bencher: Bencher, bytes: usize) {
-    let ds = detectors();
+    let ds = turn_end_detectors();
     let index = Layer1Index::new(&ds).expect("index");
     let text = repeat_to(LOUD, bytes);
     bencher
@@ -137,7 +153,7 @@ fn layer1_per_detector(bencher: Bencher, name: &str) {
 /// The whole of Layer 1 for a quiet 4 KB turn end, from loaded detectors.
 #[divan::bench]
 fn layer1_quiet_turn_end(bencher: Bencher) {
-    let ds = detectors();
+    let ds = turn_end_detectors();
     let text = repeat_to(QUIET, 4000);
     let event = turn_end(&text);
     let shell = no_shell();
