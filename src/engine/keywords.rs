@@ -49,8 +49,11 @@ impl Buckets {
 /// A set of keywords, ready to search for.
 #[derive(Debug, Clone)]
 pub struct KeywordSet {
-    /// The keywords, ASCII-lowercased, in the caller's order (ids).
-    keywords: Vec<Vec<u8>>,
+    /// The keywords, ASCII-lowercased, end to end in one buffer (one
+    /// allocation rather than one per keyword).
+    bytes: Vec<u8>,
+    /// Where each keyword is in `bytes`, in the caller's order (ids).
+    spans: Vec<(u32, u32)>,
     /// Keywords of three bytes or more, by the hash of their first three.
     long: Buckets,
     /// Whether there is any keyword of three bytes or more.
@@ -75,16 +78,19 @@ impl KeywordSet {
     /// Indexes the keywords (empty ones never match). Ids are positions in
     /// `keywords`.
     pub fn new<'a>(keywords: impl IntoIterator<Item = &'a str>) -> KeywordSet {
-        let keywords: Vec<Vec<u8>> = keywords
-            .into_iter()
-            .map(|k| k.as_bytes().to_ascii_lowercase())
-            .collect();
-        let mut long = Vec::with_capacity(keywords.len());
+        let mut bytes = Vec::new();
+        let mut spans = Vec::new();
+        for k in keywords {
+            let start = bytes.len() as u32;
+            bytes.extend(k.bytes().map(|b| b.to_ascii_lowercase()));
+            spans.push((start, bytes.len() as u32));
+        }
+        let mut long = Vec::with_capacity(spans.len());
         let mut two_byte = Vec::new();
         let mut one_byte = Vec::new();
-        for (id, kw) in keywords.iter().enumerate() {
+        for (id, &(start, end)) in spans.iter().enumerate() {
             let id = id as u32;
-            match kw.as_slice() {
+            match &bytes[start as usize..end as usize] {
                 [] => {}
                 [a] => one_byte.push((*a, id)),
                 [a, b] => two_byte.push((bucket(*a, *b, 0), id)),
@@ -92,7 +98,8 @@ impl KeywordSet {
             }
         }
         KeywordSet {
-            keywords,
+            bytes,
+            spans,
             has_long: !long.is_empty(),
             long: Buckets::new(&long),
             has_two_byte: !two_byte.is_empty(),
@@ -107,12 +114,12 @@ impl KeywordSet {
     pub fn find(&self, text: &str) -> Vec<usize> {
         let t = text.as_bytes();
         // Start of each keyword's first occurrence.
-        let mut first: Vec<Option<usize>> = vec![None; self.keywords.len()];
+        let mut first: Vec<Option<usize>> = vec![None; self.spans.len()];
         if self.has_long && t.len() >= 3 {
             for i in 0..=t.len() - 3 {
                 for &id in self.long.get(bucket(t[i], t[i + 1], t[i + 2])) {
                     let id = id as usize;
-                    if first[id].is_none() && starts_with_ignore_case(&t[i..], &self.keywords[id]) {
+                    if first[id].is_none() && starts_with_ignore_case(&t[i..], self.keyword(id)) {
                         first[id] = Some(i);
                     }
                 }
@@ -122,7 +129,7 @@ impl KeywordSet {
             for i in 0..=t.len() - 2 {
                 for &id in self.two_byte.get(bucket(t[i], t[i + 1], 0)) {
                     let id = id as usize;
-                    if first[id].is_none() && starts_with_ignore_case(&t[i..], &self.keywords[id]) {
+                    if first[id].is_none() && starts_with_ignore_case(&t[i..], self.keyword(id)) {
                         first[id] = Some(i);
                     }
                 }
@@ -135,12 +142,20 @@ impl KeywordSet {
             .iter()
             .enumerate()
             .filter_map(|(id, start)| {
-                let len = self.keywords[id].len();
+                let len = self.keyword(id).len();
                 start.map(|s| (s + len, std::cmp::Reverse(len), id))
             })
             .collect();
         hits.sort_unstable();
         hits.into_iter().map(|(_, _, id)| id).collect()
+    }
+}
+
+impl KeywordSet {
+    #[inline]
+    fn keyword(&self, id: usize) -> &[u8] {
+        let (start, end) = self.spans[id];
+        &self.bytes[start as usize..end as usize]
     }
 }
 

@@ -8,6 +8,7 @@ use crate::detector::load::LoadedDetector;
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -80,11 +81,17 @@ impl Layer1Index {
         let mut count = 0;
         // Keyword → its place in `owners` (a linear search was quadratic in
         // the ~470 built-in keywords, on every hook call).
-        let mut position: HashMap<String, usize> = HashMap::new();
+        // Keys borrow the caller's keywords when lowercasing changes nothing
+        // (ASCII without capitals: nearly all), saving two allocations each.
+        let mut position: HashMap<Cow<'a, str>, usize> = HashMap::new();
         for (i, keywords) in lists.enumerate() {
             count += 1;
             for kw in keywords {
-                let kw = kw.to_lowercase();
+                let kw: Cow<'a, str> = if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+                    Cow::Owned(kw.to_lowercase())
+                } else {
+                    Cow::Borrowed(kw.as_str())
+                };
                 if kw.is_empty() {
                     continue;
                 }
@@ -96,8 +103,8 @@ impl Layer1Index {
                         }
                     }
                     None => {
-                        position.insert(kw.clone(), owners.len());
-                        owners.push((kw, vec![i]));
+                        owners.push((kw.to_string(), vec![i]));
+                        position.insert(kw, owners.len() - 1);
                     }
                 }
             }
