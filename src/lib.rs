@@ -15,6 +15,7 @@ pub mod judge;
 pub mod log;
 pub mod paths;
 pub mod redact;
+pub mod robustness;
 pub mod shell;
 pub mod state;
 pub mod transcript;

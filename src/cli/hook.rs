@@ -8,7 +8,12 @@ use std::path::PathBuf;
 
 /// Runs the hook; returns the exit code.
 pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBuf>) -> u8 {
-    std::panic::set_hook(Box::new(|info| eprintln!("guard: internal error: {info}")));
+    // The hook must not panic itself: `eprintln!` would when stderr is a
+    // closed pipe, and a panic inside the panic hook aborts the process.
+    std::panic::set_hook(Box::new(|info| {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "guard: internal error: {info}");
+    }));
     let payload = match payload {
         Some(p) => p.into_bytes(),
         None => {

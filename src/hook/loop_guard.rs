@@ -27,6 +27,14 @@ pub fn apply(
     };
     let path = state::loop_state_path(state_dir, &event.agent, session);
     let mut file = Locked::open(&path, Duration::from_millis(500))?;
+    if !file.locked {
+        // Another hook holds the lock past the wait: leave the count alone
+        // rather than race it.
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::WouldBlock,
+            "its lock is held by another hook",
+        ));
+    }
     let mut st: LoopState = serde_json::from_str(&file.read()?).unwrap_or_default();
     let same_turn = event.turn_id.is_some() && st.turn == event.turn_id;
     let continuation =

@@ -61,9 +61,10 @@ fn emit(out: &HookOutput) -> bool {
     true
 }
 
-/// Runs the hook and writes its answer; returns the exit code.
+/// Runs the hook and writes its answer; returns the exit code. A watchdog
+/// answers per policy and exits the process if the deadline passes.
 pub fn run_and_emit(input: HookInput) -> i32 {
-    let out = run(input);
+    let out = run_guarded(input, true);
     if emit(&out) {
         out.exit
     } else {
@@ -74,10 +75,16 @@ pub fn run_and_emit(input: HookInput) -> i32 {
     }
 }
 
-/// Runs the hook and returns its answer (used by tests, without writing).
+/// Runs the hook and returns its answer, without writing it and without a
+/// watchdog (tests and fuzzing call it in-process, many times).
 pub fn run(input: HookInput) -> HookOutput {
+    run_guarded(input, false)
+}
+
+fn run_guarded(input: HookInput, watchdog: bool) -> HookOutput {
     let agent_arg = input.agent.clone();
-    match catch_unwind(AssertUnwindSafe(|| run_inner(input))) {
+    LAST_KNOWN.with(|k| *k.borrow_mut() = None);
+    match catch_unwind(AssertUnwindSafe(|| run_inner(input, watchdog))) {
         Ok(out) => out,
         Err(panic) => {
             let msg = panic_message(&panic);
@@ -156,7 +163,7 @@ fn failure_output(
     out
 }
 
-fn run_inner(input: HookInput) -> HookOutput {
+fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
     let started = Instant::now();
     let arg_spec = fallback_adapter(input.agent.as_deref());
     if std::env::var("GUARD_JUDGE_ACTIVE").is_ok_and(|v| v == "1") {
@@ -220,7 +227,9 @@ fn run_inner(input: HookInput) -> HookOutput {
     };
     let cfg = loaded.config;
     let deadline = started + cfg.deadline.for_kind(event.kind);
-    start_watchdog(&spec, &event, &cfg, deadline);
+    if watchdog {
+        start_watchdog(&spec, &event, &cfg, deadline);
+    }
 
     let mut ctx = record::Context {
         started,
@@ -253,6 +262,12 @@ fn run_inner(input: HookInput) -> HookOutput {
     record::write(&cfg, &event, &verdict, &ctx);
     fault("render");
     let mut out = spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
+    for r in &ctx.refused {
+        out.stderr.push_str(&format!(
+            "guard: project config refused: {}\n",
+            crate::redact::redact(r).text
+        ));
+    }
     for e in &ctx.errors {
         out.stderr
             .push_str(&format!("guard: {}\n", crate::redact::redact(e).text));
@@ -290,6 +305,7 @@ fn evaluate(
     };
     fault("judge");
     let mut verdict = engine.evaluate(event, cfg, &opts);
+    ctx.errors.extend(engine.pattern_errors());
     if event.kind.is_turn_end() {
         if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir)
         {
