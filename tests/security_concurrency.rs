@@ -48,7 +48,7 @@ fn two_hundred_hooks_writing_one_log_leave_every_line_whole() {
     let sb = Sandbox::new();
     // Long lines (the kept text is ~48 KiB each) make torn writes likely
     // if a record were written in more than one write.
-    let cfg = sb.test_config("judge: {backend: none}\nlog: {keep_text: true}\n");
+    let cfg = sb.test_config("judge: {backend: none}\nlog: {keep_text: true}\ndeadline: {turn_end_ms: 600000}\n");
     sb.write(
         "config/guard/config.yaml",
         "text: {max_bytes: 60000}\n",
@@ -87,7 +87,9 @@ fn the_loop_guard_counts_exactly_under_200_concurrent_turn_ends() {
     // through (max_blocks: 3) and the count starts again: 50 of 200 are
     // allowed. A lost update would shift that number.
     let sb = Sandbox::new();
-    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\nloop_guard: {max_blocks: 3}\n");
+    // A deadline long enough that no watchdog answers for a hook starved of
+    // CPU by 199 others (its answer would skip the loop guard).
+    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\nloop_guard: {max_blocks: 3}\ndeadline: {turn_end_ms: 600000}\n");
     let stdins = (0..HOOKS).map(|_| stop("shared", "ship it now", true)).collect();
     let outs = run_all(&sb, &["hook", "claude-code", "--config", cfg.to_str().unwrap()], stdins);
     let mut allowed = 0;
@@ -135,7 +137,7 @@ fn two_hundred_hooks_sharing_one_cached_verdict_leave_it_readable() {
 #[test]
 fn a_lock_held_by_a_stuck_hook_never_blocks_the_next_one() {
     let sb = Sandbox::new();
-    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\n");
+    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\ndeadline: {turn_end_ms: 3000}\n");
     let state = sb.state_dir().join("sessions/claude-code-stuck.json");
     std::fs::create_dir_all(state.parent().unwrap()).unwrap();
     // A stuck hook: this process holds the session's lock and never lets go.
@@ -165,8 +167,42 @@ fn a_lock_held_by_a_stuck_hook_never_blocks_the_next_one() {
     drop(held);
     // A file torn by a crash mid-write is read as a fresh count and rewritten.
     std::fs::write(&state, "{\"blocks\": 2, \"tu").unwrap();
+    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\ndeadline: {turn_end_ms: 600000}\n");
     let out = sb.run(&["hook", "claude-code", "--config", cfg.to_str().unwrap()], &stop("stuck", "ship it now", false));
-    assert!(stdout(&out).contains("\"block\""));
+    assert!(stdout(&out).contains("\"block\""), "{}", stderr(&out));
     let st: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
     assert_eq!(st["blocks"], 1);
+}
+
+#[test]
+fn two_hundred_writers_released_at_once_never_tear_a_log_line() {
+    // The same promise at the source, with the writers lined up on a
+    // barrier so their writes overlap: each record is one `write` on an
+    // O_APPEND file, so no line is ever cut by another.
+    let dir = tempfile::tempdir().unwrap();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(HOOKS));
+    let writers: Vec<_> = (0..HOOKS)
+        .map(|i| {
+            let (dir, barrier) = (dir.path().to_path_buf(), barrier.clone());
+            std::thread::spawn(move || {
+                let record = json!({"writer": i, "pad": format!("{i:03}").repeat(16 * 1024)});
+                barrier.wait();
+                for _ in 0..4 {
+                    guard::log::append(&dir, "2026-01-01", &record).unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let raw = std::fs::read(guard::log::file_for(dir.path(), "2026-01-01")).unwrap();
+    let mut count = 0;
+    for line in raw.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let rec: Value = serde_json::from_slice(line).expect("a whole line");
+        let i = rec["writer"].as_u64().unwrap();
+        assert_eq!(rec["pad"], format!("{i:03}").repeat(16 * 1024), "not mixed with another");
+        count += 1;
+    }
+    assert_eq!(count, HOOKS * 4);
 }

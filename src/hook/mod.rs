@@ -307,8 +307,18 @@ fn evaluate(
     let mut verdict = engine.evaluate(event, cfg, &opts);
     ctx.errors.extend(engine.pattern_errors());
     if event.kind.is_turn_end() {
-        if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir)
-        {
+        // Wait for the lock as long as the deadline allows, never longer: a
+        // holder that died released it; one that is stuck cannot hold us.
+        let lock_wait = deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(50));
+        if let Err(e) = loop_guard::apply(
+            event,
+            &mut verdict,
+            cfg.loop_guard.max_blocks,
+            state_dir,
+            lock_wait,
+        ) {
             ctx.errors
                 .push(format!("loop guard state unavailable ({e})"));
         }
