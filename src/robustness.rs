@@ -44,10 +44,11 @@ pub fn check_payload(data: &[u8]) {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
         return;
     };
-    let (adapters, _) = adapter::builtins();
-    let _ = adapter::detect_agent(&adapters, &value);
+    static ADAPTERS: std::sync::OnceLock<Vec<adapter::AdapterSpec>> = std::sync::OnceLock::new();
+    let adapters = ADAPTERS.get_or_init(|| adapter::builtins().0);
+    let _ = adapter::detect_agent(adapters, &value);
     let hostile_reason = String::from_utf8_lossy(data);
-    for spec in &adapters {
+    for spec in adapters {
         let Ok(event) = spec.parse_payload(value.clone()) else {
             continue;
         };
@@ -179,11 +180,15 @@ pub const ANSWER_NONCE: &str = "n0nce-5f3a";
 pub fn check_judge_answer(data: &[u8]) {
     let output = String::from_utf8_lossy(data);
     let _ = crate::judge::answer::last_json_object(&output);
-    let Ok(spec) = crate::detector::load::parse("fuzz", ANSWER_DETECTOR) else {
-        panic!("the answer detector parses");
-    };
-    let Some(judge) = spec.judge.as_ref() else {
-        panic!("the answer detector has a judge");
+    static SPEC: std::sync::OnceLock<Option<crate::detector::JudgeSpec>> =
+        std::sync::OnceLock::new();
+    let spec = SPEC.get_or_init(|| {
+        crate::detector::load::parse("fuzz", ANSWER_DETECTOR)
+            .ok()
+            .and_then(|d| d.judge)
+    });
+    let Some(judge) = spec.as_ref() else {
+        panic!("the answer detector parses and has a judge");
     };
     if let Ok(judgment) = crate::judge::answer::judge_output(judge, ANSWER_NONCE, &output) {
         {
@@ -210,13 +215,15 @@ pub fn check_shell(data: &[u8]) {
         repo_root: Some("/home/u/repo".into()),
         home: Some("/home/u".into()),
     };
-    let builtin = crate::detector::load::builtins().unwrap_or_default();
-    let default_rules = crate::shell::ShellRules::default();
-    let rule_sets: Vec<&crate::shell::ShellRules> = builtin
-        .iter()
-        .filter_map(|d| d.shell.as_ref())
-        .chain(std::iter::once(&default_rules))
-        .collect();
+    static RULES: std::sync::OnceLock<Vec<crate::shell::ShellRules>> = std::sync::OnceLock::new();
+    let rule_sets = RULES.get_or_init(|| {
+        let builtin = crate::detector::load::builtins().unwrap_or_default();
+        builtin
+            .into_iter()
+            .filter_map(|d| d.shell)
+            .chain(std::iter::once(crate::shell::ShellRules::default()))
+            .collect()
+    });
     for rules in rule_sets {
         if let Some(m) = crate::shell::classify(&command, rules, &ctx) {
             assert!(!m.rule_id.is_empty(), "a match names its rule");
