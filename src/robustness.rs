@@ -164,7 +164,10 @@ pub fn check_config(data: &[u8]) {
     event.text = Some(probe.clone());
     let _ = engine.layer1(&event, &probe, &crate::shell::ShellContext::default());
     for e in engine.pattern_errors() {
-        assert!(e.contains("detector `"), "a pattern error names its detector: {e}");
+        assert!(
+            e.contains("detector `"),
+            "a pattern error names its detector: {e}"
+        );
     }
 }
 

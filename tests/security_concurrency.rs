@@ -48,15 +48,24 @@ fn two_hundred_hooks_writing_one_log_leave_every_line_whole() {
     let sb = Sandbox::new();
     // Long lines (the kept text is ~48 KiB each) make torn writes likely
     // if a record were written in more than one write.
-    let cfg = sb.test_config("judge: {backend: none}\nlog: {keep_text: true}\ndeadline: {turn_end_ms: 600000}\n");
-    sb.write(
-        "config/guard/config.yaml",
-        "text: {max_bytes: 60000}\n",
+    let cfg = sb.test_config(
+        "judge: {backend: none}\nlog: {keep_text: true}\ndeadline: {turn_end_ms: 600000}\n",
     );
+    sb.write("config/guard/config.yaml", "text: {max_bytes: 60000}\n");
     let stdins = (0..HOOKS)
-        .map(|i| stop(&format!("s{i}"), &format!("marker-{i}-{}", "x".repeat(48 * 1024)), false))
+        .map(|i| {
+            stop(
+                &format!("s{i}"),
+                &format!("marker-{i}-{}", "x".repeat(48 * 1024)),
+                false,
+            )
+        })
         .collect();
-    let outs = run_all(&sb, &["hook", "claude-code", "--config", cfg.to_str().unwrap()], stdins);
+    let outs = run_all(
+        &sb,
+        &["hook", "claude-code", "--config", cfg.to_str().unwrap()],
+        stdins,
+    );
     for o in &outs {
         assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
     }
@@ -68,16 +77,26 @@ fn two_hundred_hooks_writing_one_log_leave_every_line_whole() {
         assert!(raw.ends_with(b"\n"));
         for line in raw.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
             let rec: Value = serde_json::from_slice(line).unwrap_or_else(|e| {
-                panic!("a torn log line ({e}): {}", String::from_utf8_lossy(&line[..200.min(line.len())]))
+                panic!(
+                    "a torn log line ({e}): {}",
+                    String::from_utf8_lossy(&line[..200.min(line.len())])
+                )
             });
             lines += 1;
             sessions.insert(rec["session"].as_str().unwrap().to_string());
             let text = rec["text"].as_str().unwrap();
             let marker = format!("marker-{}-", &rec["session"].as_str().unwrap()[1..]);
-            assert!(text.contains(&marker), "the record holds its own hook's text");
+            assert!(
+                text.contains(&marker),
+                "the record holds its own hook's text"
+            );
         }
     }
-    assert_eq!((lines, sessions.len()), (HOOKS, HOOKS), "one whole line per hook");
+    assert_eq!(
+        (lines, sessions.len()),
+        (HOOKS, HOOKS),
+        "one whole line per hook"
+    );
 }
 
 #[test]
@@ -90,12 +109,22 @@ fn the_loop_guard_counts_exactly_under_200_concurrent_turn_ends() {
     // A deadline long enough that no watchdog answers for a hook starved of
     // CPU by 199 others (its answer would skip the loop guard).
     let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\nloop_guard: {max_blocks: 3}\ndeadline: {turn_end_ms: 600000}\n");
-    let stdins = (0..HOOKS).map(|_| stop("shared", "ship it now", true)).collect();
-    let outs = run_all(&sb, &["hook", "claude-code", "--config", cfg.to_str().unwrap()], stdins);
+    let stdins = (0..HOOKS)
+        .map(|_| stop("shared", "ship it now", true))
+        .collect();
+    let outs = run_all(
+        &sb,
+        &["hook", "claude-code", "--config", cfg.to_str().unwrap()],
+        stdins,
+    );
     let mut allowed = 0;
     for o in &outs {
         assert_eq!(o.status.code(), Some(0));
-        assert!(!stderr(o).contains("loop guard state unavailable"), "{}", stderr(o));
+        assert!(
+            !stderr(o).contains("loop guard state unavailable"),
+            "{}",
+            stderr(o)
+        );
         if !stdout(o).contains("\"block\"") {
             allowed += 1;
         }
@@ -117,15 +146,34 @@ fn two_hundred_hooks_sharing_one_cached_verdict_leave_it_readable() {
         .replace("cache_ttl_s: 0", "cache_ttl_s: 3600")
         .replace("turn_end_ms: 3000", "turn_end_ms: 60000");
     std::fs::write(&cfg, cfg_text).unwrap();
-    let stdins = (0..HOOKS).map(|i| stop(&format!("c{i}"), "ship it now", false)).collect();
-    let outs = run_all(&sb, &["hook", "claude-code", "--config", cfg.to_str().unwrap()], stdins);
+    let stdins = (0..HOOKS)
+        .map(|i| stop(&format!("c{i}"), "ship it now", false))
+        .collect();
+    let outs = run_all(
+        &sb,
+        &["hook", "claude-code", "--config", cfg.to_str().unwrap()],
+        stdins,
+    );
     for o in &outs {
-        assert!(stdout(o).contains("\"block\""), "{} {}", stdout(o), stderr(o));
+        assert!(
+            stdout(o).contains("\"block\""),
+            "{} {}",
+            stdout(o),
+            stderr(o)
+        );
     }
     let cache = sb.state_dir().join("cache");
-    let entries: Vec<_> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(entries.len(), 1, "one entry, no temp file left: {entries:?}");
-    let entry: Value = serde_json::from_str(&std::fs::read_to_string(&entries[0]).unwrap()).unwrap();
+    let entries: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(
+        entries.len(),
+        1,
+        "one entry, no temp file left: {entries:?}"
+    );
+    let entry: Value =
+        serde_json::from_str(&std::fs::read_to_string(&entries[0]).unwrap()).unwrap();
     assert_eq!(entry["outcome"], "violation");
     // A later hook is answered from it, without the judge.
     let mut cmd = sb.guard(&["hook", "claude-code", "--config", cfg.to_str().unwrap()]);
@@ -137,14 +185,25 @@ fn two_hundred_hooks_sharing_one_cached_verdict_leave_it_readable() {
 #[test]
 fn a_lock_held_by_a_stuck_hook_never_blocks_the_next_one() {
     let sb = Sandbox::new();
-    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\ndeadline: {turn_end_ms: 3000}\n");
+    let cfg = sb.test_config(
+        "judge: {backend: none}\nfailure: {stop: block}\ndeadline: {turn_end_ms: 3000}\n",
+    );
     let state = sb.state_dir().join("sessions/claude-code-stuck.json");
     std::fs::create_dir_all(state.parent().unwrap()).unwrap();
     // A stuck hook: this process holds the session's lock and never lets go.
-    let held = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&state).unwrap();
+    let held = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&state)
+        .unwrap();
     use std::os::unix::io::AsRawFd;
     assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
-    let mut child = spawn(&sb, &["hook", "claude-code", "--config", cfg.to_str().unwrap()], &stop("stuck", "ship it now", false));
+    let mut child = spawn(
+        &sb,
+        &["hook", "claude-code", "--config", cfg.to_str().unwrap()],
+        &stop("stuck", "ship it now", false),
+    );
     let started = Instant::now();
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -158,7 +217,11 @@ fn a_lock_held_by_a_stuck_hook_never_blocks_the_next_one() {
     };
     let out = child.wait_with_output().unwrap();
     assert_eq!(status.code(), Some(0));
-    assert!(stdout(&out).contains("\"block\""), "the verdict stands: {}", stdout(&out));
+    assert!(
+        stdout(&out).contains("\"block\""),
+        "the verdict stands: {}",
+        stdout(&out)
+    );
     assert!(
         stderr(&out).contains("loop guard state unavailable"),
         "says what went wrong: {}",
@@ -167,8 +230,13 @@ fn a_lock_held_by_a_stuck_hook_never_blocks_the_next_one() {
     drop(held);
     // A file torn by a crash mid-write is read as a fresh count and rewritten.
     std::fs::write(&state, "{\"blocks\": 2, \"tu").unwrap();
-    let cfg = sb.test_config("judge: {backend: none}\nfailure: {stop: block}\ndeadline: {turn_end_ms: 600000}\n");
-    let out = sb.run(&["hook", "claude-code", "--config", cfg.to_str().unwrap()], &stop("stuck", "ship it now", false));
+    let cfg = sb.test_config(
+        "judge: {backend: none}\nfailure: {stop: block}\ndeadline: {turn_end_ms: 600000}\n",
+    );
+    let out = sb.run(
+        &["hook", "claude-code", "--config", cfg.to_str().unwrap()],
+        &stop("stuck", "ship it now", false),
+    );
     assert!(stdout(&out).contains("\"block\""), "{}", stderr(&out));
     let st: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
     assert_eq!(st["blocks"], 1);
@@ -201,7 +269,11 @@ fn two_hundred_writers_released_at_once_never_tear_a_log_line() {
     for line in raw.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         let rec: Value = serde_json::from_slice(line).expect("a whole line");
         let i = rec["writer"].as_u64().unwrap();
-        assert_eq!(rec["pad"], format!("{i:03}").repeat(16 * 1024), "not mixed with another");
+        assert_eq!(
+            rec["pad"],
+            format!("{i:03}").repeat(16 * 1024),
+            "not mixed with another"
+        );
         count += 1;
     }
     assert_eq!(count, HOOKS * 4);

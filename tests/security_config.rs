@@ -63,7 +63,11 @@ fn deep_nesting() -> String {
 fn alias_bombs_deep_nesting_and_huge_files_are_refused_with_a_clear_error() {
     let sb = Sandbox::new();
     let huge = format!("agents:\n  x: \"{}\"\n", "y".repeat(2 << 20));
-    let flow = format!("agents: {{x: {}{}}}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let flow = format!(
+        "agents: {{x: {}{}}}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     for (name, text) in [
         ("bomb.yaml", alias_bomb()),
         ("deep.yaml", deep_nesting()),
@@ -71,7 +75,10 @@ fn alias_bombs_deep_nesting_and_huge_files_are_refused_with_a_clear_error() {
         ("huge.yaml", huge),
     ] {
         let f = sb.write(name, &text);
-        let out = sb.run(&["config", "validate", "--config", f.to_str().unwrap()], b"");
+        let out = sb.run(
+            &["config", "validate", "--config", f.to_str().unwrap()],
+            b"",
+        );
         assert_eq!(out.status.code(), Some(1), "{name} refused");
         let err = stderr(&out);
         assert!(
@@ -110,7 +117,10 @@ fn a_hostile_or_broken_project_config_is_ignored_and_the_user_policy_holds() {
 #[test]
 fn a_project_config_cannot_switch_a_detector_off_or_loosen_anything() {
     let loosenings = [
-        ("detectors: {ship-now: {enabled: false}}", "ship-now.enabled"),
+        (
+            "detectors: {ship-now: {enabled: false}}",
+            "ship-now.enabled",
+        ),
         ("detectors: {ship-now: {mode: shadow}}", "ship-now.mode"),
         ("detectors: {ship-now: {file: /dev/null}}", "ship-now.file"),
         ("failure: {stop: allow}", "failure.stop"),
@@ -147,7 +157,10 @@ fn a_project_config_cannot_switch_a_detector_off_or_loosen_anything() {
         let mut cmd = sb.guard(&["config", "show"]);
         cmd.current_dir(sb.path().join("repo"));
         let shown = stdout(&sb.run_with(cmd, b""));
-        assert!(!shown.contains("/bin/true") && !shown.contains("/tmp/elsewhere"), "{shown}");
+        assert!(
+            !shown.contains("/bin/true") && !shown.contains("/tmp/elsewhere"),
+            "{shown}"
+        );
     }
 }
 
@@ -159,15 +172,29 @@ fn a_project_config_may_tighten_and_a_trusting_user_may_let_it_loosen() {
         "repo/.guard.yaml",
         "failure: {stop: block}\ndetectors: {ship-now: {extra_keywords: [deploy], extra_signals: [{id: deploy, pattern: 'deploy to prod'}]}}\n",
     );
-    let out = sb.run(&["hook", "claude-code"], &stop_in_repo(&sb, "I will deploy to prod"));
-    assert!(is_block(&out), "the added signal and failure policy apply: {}", stderr(&out));
+    let out = sb.run(
+        &["hook", "claude-code"],
+        &stop_in_repo(&sb, "I will deploy to prod"),
+    );
+    assert!(
+        is_block(&out),
+        "the added signal and failure policy apply: {}",
+        stderr(&out)
+    );
     assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
 
     // Trusted: the same switch-off is taken.
     let sb = with_user_policy("trust_project_config: true\n");
-    sb.write("repo/.guard.yaml", "detectors: {ship-now: {enabled: false}}\n");
+    sb.write(
+        "repo/.guard.yaml",
+        "detectors: {ship-now: {enabled: false}}\n",
+    );
     let out = sb.run(&["hook", "claude-code"], &stop_in_repo(&sb, "ship it now"));
-    assert!(!is_block(&out), "trusted project config applies: {}", stdout(&out));
+    assert!(
+        !is_block(&out),
+        "trusted project config applies: {}",
+        stdout(&out)
+    );
 }
 
 #[test]

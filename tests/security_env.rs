@@ -12,10 +12,12 @@ use support::{stderr, stdout, Sandbox};
 
 /// Turn ends saying "ship it now" are blocked (no judge, failing closed).
 fn policy(sb: &Sandbox, extra: &str) -> String {
-    sb.test_config(&format!("judge: {{backend: none}}\nfailure: {{stop: block}}\n{extra}"))
-        .to_str()
-        .unwrap()
-        .to_string()
+    sb.test_config(&format!(
+        "judge: {{backend: none}}\nfailure: {{stop: block}}\n{extra}"
+    ))
+    .to_str()
+    .unwrap()
+    .to_string()
 }
 
 fn stop(session: &str, transcript: &str, text: Option<&str>) -> Vec<u8> {
@@ -31,8 +33,13 @@ fn stop(session: &str, transcript: &str, text: Option<&str>) -> Vec<u8> {
 
 fn assert_blocked(out: &std::process::Output, what: &str, problem: &str) {
     assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(out));
-    let v: Value = serde_json::from_str(&stdout(out))
-        .unwrap_or_else(|_| panic!("{what}: an answer on stdout: {:?} {}", stdout(out), stderr(out)));
+    let v: Value = serde_json::from_str(&stdout(out)).unwrap_or_else(|_| {
+        panic!(
+            "{what}: an answer on stdout: {:?} {}",
+            stdout(out),
+            stderr(out)
+        )
+    });
     assert_eq!(v["decision"], "block", "{what}: the verdict stands");
     assert!(
         stderr(out).contains(problem),
@@ -46,8 +53,14 @@ fn an_unwritable_or_full_log_never_changes_the_answer() {
     let sb = Sandbox::new();
     // Unwritable (as root too): the log directory's parent is a regular file.
     sb.write("not-a-dir", "x");
-    let cfg = policy(&sb, &format!("log: {{dir: {:?}}}\n", sb.path().join("not-a-dir/logs")));
-    let out = sb.run(&["hook", "claude-code", "--config", &cfg], &stop("l1", "/nonexistent", Some("ship it now")));
+    let cfg = policy(
+        &sb,
+        &format!("log: {{dir: {:?}}}\n", sb.path().join("not-a-dir/logs")),
+    );
+    let out = sb.run(
+        &["hook", "claude-code", "--config", &cfg],
+        &stop("l1", "/nonexistent", Some("ship it now")),
+    );
     assert_blocked(&out, "unwritable log dir", "cannot write the decision log");
 
     // Full: today's log file is /dev/full, every write fails with ENOSPC.
@@ -57,7 +70,10 @@ fn an_unwritable_or_full_log_never_changes_the_answer() {
     let (_, today) = guard::log::now_rfc3339();
     std::os::unix::fs::symlink("/dev/full", guard::log::file_for(&logs, &today)).unwrap();
     let cfg = policy(&sb, &format!("log: {{dir: {logs:?}}}\n"));
-    let out = sb.run(&["hook", "claude-code", "--config", &cfg], &stop("l2", "/nonexistent", Some("ship it now")));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", &cfg],
+        &stop("l2", "/nonexistent", Some("ship it now")),
+    );
     assert_blocked(&out, "full disk", "No space left");
 }
 
@@ -71,7 +87,11 @@ fn an_unwritable_state_directory_never_changes_the_answer() {
     cmd.env("XDG_STATE_HOME", sb.path().join("state-file"));
     let out = sb.run_with(cmd, &stop("st", "/nonexistent", Some("ship it now")));
     assert_blocked(&out, "unwritable state dir", "loop guard state unavailable");
-    assert!(stderr(&out).contains("cannot write the decision log"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot write the decision log"),
+        "{}",
+        stderr(&out)
+    );
 
     // A pre-tool call the same way: the gate still fails safe.
     let mut cmd = sb.guard(&["hook", "claude-code", "--config", &cfg]);
@@ -99,27 +119,73 @@ fn hostile_transcripts_fall_back_to_the_payload_and_say_why() {
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     sb.write("a-file", "x");
-    let binary: Vec<u8> = (0..256 * 1024u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let binary: Vec<u8> = (0..256 * 1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     std::fs::write(sb.path().join("binary.jsonl"), &binary).unwrap();
-    let cut = format!("{user}\n{}", &assistant("Let's ship it now, all done.")[..40]);
+    let cut = format!(
+        "{user}\n{}",
+        &assistant("Let's ship it now, all done.")[..40]
+    );
     sb.write("cut.jsonl", &cut);
 
     // (what, path, payload text, what stderr says)
     let cases: Vec<(&str, String, Option<&str>, &str)> = vec![
-        ("FIFO", fifo.display().to_string(), Some("ship it now"), "not a regular file"),
-        ("/dev/zero", "/dev/zero".into(), Some("ship it now"), "not a regular file"),
-        ("directory", sb.path().display().to_string(), Some("ship it now"), "not a regular file"),
-        ("unreadable", sb.path().join("a-file/t.jsonl").display().to_string(), Some("ship it now"), "judged the payload's final message instead"),
-        ("binary", sb.path().join("binary.jsonl").display().to_string(), Some("ship it now"), ""),
-        ("cut mid-line", sb.path().join("cut.jsonl").display().to_string(), Some("ship it now"), ""),
-        ("missing", "/nonexistent/t.jsonl".into(), Some("ship it now"), ""),
+        (
+            "FIFO",
+            fifo.display().to_string(),
+            Some("ship it now"),
+            "not a regular file",
+        ),
+        (
+            "/dev/zero",
+            "/dev/zero".into(),
+            Some("ship it now"),
+            "not a regular file",
+        ),
+        (
+            "directory",
+            sb.path().display().to_string(),
+            Some("ship it now"),
+            "not a regular file",
+        ),
+        (
+            "unreadable",
+            sb.path().join("a-file/t.jsonl").display().to_string(),
+            Some("ship it now"),
+            "judged the payload's final message instead",
+        ),
+        (
+            "binary",
+            sb.path().join("binary.jsonl").display().to_string(),
+            Some("ship it now"),
+            "",
+        ),
+        (
+            "cut mid-line",
+            sb.path().join("cut.jsonl").display().to_string(),
+            Some("ship it now"),
+            "",
+        ),
+        (
+            "missing",
+            "/nonexistent/t.jsonl".into(),
+            Some("ship it now"),
+            "",
+        ),
     ];
     for (what, path, text, problem) in cases {
-        let out = sb.run(&["hook", "claude-code", "--config", &cfg], &stop(what, &path, text));
+        let out = sb.run(
+            &["hook", "claude-code", "--config", &cfg],
+            &stop(what, &path, text),
+        );
         assert_blocked(&out, what, problem);
     }
     // Missing, with no text in the payload either: nothing to judge, allowed, said.
-    let out = sb.run(&["hook", "claude-code", "--config", &cfg], &stop("m", "/nonexistent/t.jsonl", None));
+    let out = sb.run(
+        &["hook", "claude-code", "--config", &cfg],
+        &stop("m", "/nonexistent/t.jsonl", None),
+    );
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), String::new()));
     assert!(stderr(&out).contains("no turn text"), "{}", stderr(&out));
 }

@@ -29,7 +29,8 @@ fn cases() -> Vec<(&'static str, EventKind, &'static str, Vec<u8>)> {
     let mut claude_pre: Value =
         serde_json::from_slice(&fixture("claude-pretooluse-stdin.json")).unwrap();
     claude_pre["tool_input"] = json!({"command": "launch the rocket"});
-    let mut claude_stop: Value = serde_json::from_slice(&fixture("claude-stop-stdin.json")).unwrap();
+    let mut claude_stop: Value =
+        serde_json::from_slice(&fixture("claude-stop-stdin.json")).unwrap();
     claude_stop["last_assistant_message"] = json!("Let's ship it now.");
     claude_stop["transcript_path"] = json!("/nonexistent/t.jsonl");
     let mut codex_pre: Value =
@@ -40,7 +41,12 @@ fn cases() -> Vec<(&'static str, EventKind, &'static str, Vec<u8>)> {
     codex_stop["transcript_path"] = json!("/nonexistent/t.jsonl");
     let bytes = |v: Value| v.to_string().into_bytes();
     vec![
-        ("claude-code", EventKind::PreTool, "PreToolUse", bytes(claude_pre)),
+        (
+            "claude-code",
+            EventKind::PreTool,
+            "PreToolUse",
+            bytes(claude_pre),
+        ),
         ("claude-code", EventKind::Stop, "Stop", bytes(claude_stop)),
         ("codex", EventKind::PreTool, "PreToolUse", bytes(codex_pre)),
         ("codex", EventKind::Stop, "Stop", bytes(codex_stop)),
@@ -48,7 +54,9 @@ fn cases() -> Vec<(&'static str, EventKind, &'static str, Vec<u8>)> {
             "generic",
             EventKind::PreTool,
             "pre_tool",
-            bytes(json!({"event": "pre_tool", "tool": "Bash", "command": "launch the rocket", "session_id": "g"})),
+            bytes(
+                json!({"event": "pre_tool", "tool": "Bash", "command": "launch the rocket", "session_id": "g"}),
+            ),
         ),
         (
             "generic",
@@ -81,9 +89,7 @@ fn failure_answer(agent: &str, kind: EventKind, native: &str) -> (i32, Value) {
 fn parse_stdout(s: &str) -> Value {
     fn mask(v: &mut Value) {
         match v {
-            Value::String(s) if s.starts_with("guard could not check") => {
-                *s = "REASON".to_string()
-            }
+            Value::String(s) if s.starts_with("guard could not check") => *s = "REASON".to_string(),
             Value::Array(a) => a.iter_mut().for_each(mask),
             Value::Object(o) => o.values_mut().for_each(mask),
             _ => {}
@@ -139,7 +145,10 @@ fn without_a_fault_the_same_events_are_judged_normally() {
     let sb = Sandbox::new();
     let cfg = sb.test_config("judge: {backend: none}\n");
     for (agent, _, _, payload) in cases() {
-        let out = sb.run(&["hook", agent, "--config", cfg.to_str().unwrap()], &payload);
+        let out = sb.run(
+            &["hook", agent, "--config", cfg.to_str().unwrap()],
+            &payload,
+        );
         assert!(matches!(out.status.code(), Some(0 | 2)), "{agent}");
         assert!(!stderr(&out).contains("injected fault"), "{agent}");
     }

@@ -3,9 +3,9 @@
 //! and with hostile inputs shaped like the real ones. A short run here, the
 //! long libFuzzer run is documented in docs/security.md.
 
-mod support;
 #[path = "security/gen.rs"]
 mod gen;
+mod support;
 
 use guard::robustness;
 use proptest::prelude::*;
@@ -118,9 +118,24 @@ proptest! {
 /// YAML texts around guard's config keys, hostile values included.
 fn config_text() -> impl Strategy<Value = String> {
     let key = prop::sample::select(vec![
-        "judge", "text", "deadline", "failure", "loop_guard", "log", "detectors",
-        "agents", "ask_as", "trust_project_config", "name", "events", "keywords",
-        "signals", "bypasses", "reason", "on_violation", "shell",
+        "judge",
+        "text",
+        "deadline",
+        "failure",
+        "loop_guard",
+        "log",
+        "detectors",
+        "agents",
+        "ask_as",
+        "trust_project_config",
+        "name",
+        "events",
+        "keywords",
+        "signals",
+        "bypasses",
+        "reason",
+        "on_violation",
+        "shell",
     ]);
     let value = prop_oneof![
         gen::any_json().prop_map(|v| v.to_string()),
@@ -140,9 +155,38 @@ fn config_text() -> impl Strategy<Value = String> {
 fn shell_command() -> impl Strategy<Value = String> {
     let word = prop_oneof![
         prop::sample::select(vec![
-            "rm", "-rf", "/", "~", "git", "push", "--force", "reset", "--hard", "sudo",
-            "dd", "of=/dev/sda", "|", "&&", ";", "$(", ")", "`", "'", "\"", "\\", "\n",
-            "bash", "-c", "eval", "chmod", "777", "*", "..", "find", "-delete", "xargs",
+            "rm",
+            "-rf",
+            "/",
+            "~",
+            "git",
+            "push",
+            "--force",
+            "reset",
+            "--hard",
+            "sudo",
+            "dd",
+            "of=/dev/sda",
+            "|",
+            "&&",
+            ";",
+            "$(",
+            ")",
+            "`",
+            "'",
+            "\"",
+            "\\",
+            "\n",
+            "bash",
+            "-c",
+            "eval",
+            "chmod",
+            "777",
+            "*",
+            "..",
+            "find",
+            "-delete",
+            "xargs",
         ])
         .prop_map(str::to_string),
         ".{0,12}",
