@@ -207,3 +207,37 @@ fn a_huge_sparse_transcript_is_read_from_its_end_only() {
     );
     assert_blocked(&out, "huge transcript", "");
 }
+
+#[test]
+fn a_payload_that_never_ends_is_answered_without_waiting_for_it() {
+    // An agent that keeps stdin open: the watchdog only starts once the
+    // payload is known, so the read itself must give up.
+    let sb = Sandbox::new();
+    let mut child = sb
+        .guard(&["hook", "claude-code"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"hook_event_name\": \"PreToolUse\", ")
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("guard hook waited for stdin without end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!((out.status.code(), stdout(&out)), (Some(0), String::new()));
+    assert!(
+        stderr(&out).contains("stdin did not end"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -75,6 +75,21 @@ pub fn run_and_emit(input: HookInput) -> i32 {
     }
 }
 
+/// Answers when no payload could be read (stdin never ended, say): the
+/// event is unknown, so it is allowed, and the problem goes to stderr.
+/// Writes the answer and returns the exit code.
+pub fn answer_without_payload(agent: Option<&str>, problem: &str) -> i32 {
+    let out = failure_output(
+        &fallback_adapter(agent),
+        EventKind::Other,
+        "",
+        None,
+        problem,
+    );
+    emit(&out);
+    out.exit
+}
+
 /// Runs the hook and returns its answer, without writing it and without a
 /// watchdog (tests and fuzzing call it in-process, many times).
 pub fn run(input: HookInput) -> HookOutput {
