@@ -7,12 +7,16 @@
 pub mod adapter;
 pub mod builtin;
 pub mod config;
+pub mod control;
 pub mod detector;
 pub mod engine;
+pub mod eval;
 pub mod event;
 pub mod hook;
+pub mod install;
 pub mod judge;
 pub mod log;
+pub mod logview;
 pub mod paths;
 pub mod redact;
 pub mod robustness;

@@ -34,6 +34,34 @@ enum Command {
         #[command(subcommand)]
         action: cli::config_cmd::ConfigAction,
     },
+    /// Wire guard into agents' hook settings (merging; a backup is kept).
+    Install(cli::install::InstallArgs),
+    /// Remove guard's entries from agents' hook settings, and nothing else.
+    Uninstall(cli::install::InstallArgs),
+    /// Check that guard is wired and can work; exit 1 on a problem.
+    Doctor {
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure the detectors on a labeled corpus (see docs/eval.md).
+    Eval(cli::eval::EvalArgs),
+    /// List logged decisions, one line each.
+    Log(cli::log_cmd::LogArgs),
+    /// Per detector and agent: events, hits, judge calls, blocks, failures, latency.
+    Stats(cli::log_cmd::StatsArgs),
+    /// Rerun logged decisions against the current (or a given) config; list the flips.
+    Replay(cli::replay::ReplayArgs),
+    /// Record what a logged decision should have been (for `guard eval --from-log`).
+    Label(cli::label::LabelArgs),
+    /// Switch guard off for every agent (logged); `guard resume` switches it back on.
+    Pause {
+        /// Resume by itself after this long (90s, 15m, 2h, 1d); default: until `guard resume`.
+        #[arg(long = "for", value_name = "DURATION")]
+        duration: Option<String>,
+    },
+    /// Switch guard back on after `guard pause` (logged).
+    Resume,
 }
 
 fn main() -> ExitCode {
@@ -47,6 +75,16 @@ fn main() -> ExitCode {
         Command::Hook { agent, payload } => cli::hook::run(agent, payload, cli.config),
         Command::Check(args) => cli::check::run(args, cli.config),
         Command::Config { action } => cli::config_cmd::run(action, cli.config),
+        Command::Install(args) => cli::install::run_install(args, cli.config),
+        Command::Uninstall(args) => cli::install::run_uninstall(args, cli.config),
+        Command::Doctor { json } => cli::doctor::run(json, cli.config),
+        Command::Eval(args) => cli::eval::run(args, cli.config),
+        Command::Log(args) => cli::log_cmd::run_log(args, cli.config),
+        Command::Stats(args) => cli::log_cmd::run_stats(args, cli.config),
+        Command::Replay(args) => cli::replay::run(args, cli.config),
+        Command::Label(args) => cli::label::run(args, cli.config),
+        Command::Pause { duration } => cli::pause::pause(duration, cli.config),
+        Command::Resume => cli::pause::resume(cli.config),
     };
     ExitCode::from(code)
 }

@@ -447,3 +447,21 @@ fn turn_end_text_comes_from_the_transcript_and_survives_hostile_paths() {
         );
     }
 }
+
+#[test]
+fn a_broken_config_still_honours_the_built_in_agent_overrides() {
+    let sb = Sandbox::new();
+    let bad = sb.write("bad.yaml", "judge: [\n");
+    let payload = json!({"session_id": "g", "cwd": "/tmp", "hook_event_name": "BeforeTool", "timestamp": "2026-12-02T09:06:00.145Z",
+                         "tool_name": "run_shell_command", "tool_input": {"command": "ls"}});
+    let out = sb.run(
+        &["hook", "gemini", "--config", bad.to_str().unwrap()],
+        payload.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        v["decision"], "deny",
+        "Gemini halts on ask in headless runs: the built-in config writes deny"
+    );
+}

@@ -2,7 +2,7 @@
 //! agent name and for agents that run hooks installed for another (Cursor
 //! and Copilot run hooks from Claude Code's settings).
 
-use super::parse::{lookup, native_event};
+use super::parse::{native_event, shape_matches};
 use super::AdapterSpec;
 use serde_json::Value;
 
@@ -14,12 +14,10 @@ pub fn detect_agent<'a>(adapters: &'a [AdapterSpec], payload: &Value) -> Option<
     by_priority.sort_by_key(|a| -a.priority);
     for spec in &by_priority {
         for rule in &spec.detect {
-            let keys_ok = rule.keys.iter().all(|k| lookup(payload, k).is_some());
-            let absent_ok = rule.absent.iter().all(|k| lookup(payload, k).is_none());
+            let shape_ok = shape_matches(payload, &rule.keys, &rule.absent);
             let event_ok = rule.event_in.is_empty()
-                || native_event(spec, payload)
-                    .is_some_and(|e| rule.event_in.iter().any(|x| *x == e));
-            if keys_ok && absent_ok && event_ok {
+                || native_event(spec, payload).is_some_and(|e| rule.event_in.contains(&e));
+            if shape_ok && event_ok {
                 return Some(spec);
             }
         }

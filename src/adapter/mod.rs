@@ -41,6 +41,11 @@ pub struct AdapterSpec {
     /// Where the native event name is (first path present wins).
     #[serde(default)]
     pub event_field: Vec<String>,
+    /// Rules that name the event from the payload's shape, for agents whose
+    /// payload carries no event name (Copilot's camelCase dialect); tried in
+    /// order when no `event_field` path is present.
+    #[serde(default)]
+    pub event_rules: Vec<EventRule>,
     /// The event name to assume when the payload has none.
     #[serde(default)]
     pub default_event: Option<String>,
@@ -52,9 +57,19 @@ pub struct AdapterSpec {
     /// Native tool name (a trailing `*` matches a prefix) → canonical name.
     #[serde(default)]
     pub tools: BTreeMap<String, String>,
+    /// Native event name → canonical tool, for agents with one event per
+    /// tool (Cursor's `beforeShellExecution`, `beforeMCPExecution`). It wins
+    /// over `tools`; for a canonical other than `shell` no shell command is
+    /// read from the payload.
+    #[serde(default)]
+    pub event_tools: BTreeMap<String, String>,
     /// The transcript format, when the agent sends a transcript path.
     #[serde(default)]
     pub transcript: Option<String>,
+    /// For agents whose turn end carries no text but an earlier event does
+    /// (Cursor: `afterAgentResponse` has it, `stop` does not).
+    #[serde(default)]
+    pub text_stash: Option<TextStash>,
     /// How verdicts are written.
     pub render: RenderSpec,
     /// How `guard install` wires this agent (read by the installer).
@@ -76,6 +91,33 @@ pub struct DetectRule {
     /// The native event name must be one of these (when given).
     #[serde(default)]
     pub event_in: Vec<String>,
+}
+
+/// Names the event from the payload's shape: every key present, every
+/// `absent` key missing.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventRule {
+    /// Paths that must all be present.
+    #[serde(default)]
+    pub keys: Vec<String>,
+    /// Paths that must all be absent.
+    #[serde(default)]
+    pub absent: Vec<String>,
+    /// The native event name the payload then stands for.
+    pub event: String,
+}
+
+/// Where the assistant's text is kept between two events of one session:
+/// saved from the `save_on` events, given to the `use_on` events that carry
+/// none, then forgotten.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextStash {
+    /// Native events whose text is kept.
+    pub save_on: Vec<String>,
+    /// Native events that take the kept text when they have none.
+    pub use_on: Vec<String>,
 }
 
 /// Payload paths of the normalized fields; for each, the first present wins.
@@ -127,9 +169,14 @@ pub struct RenderSpec {
     /// Overrides per event kind (`pre_tool`, `permission_request`, …).
     #[serde(default)]
     pub kinds: BTreeMap<EventKind, KindRender>,
+    /// Overrides per native event name; they win over `kinds`. For agents
+    /// whose events of one kind answer differently (Cursor's `preToolUse`
+    /// ignores ask, its `beforeShellExecution` honours it).
+    #[serde(default)]
+    pub native_events: BTreeMap<String, KindRender>,
 }
 
-/// Per-kind overrides of [`RenderSpec`].
+/// Per-kind (or per-native-event) overrides of [`RenderSpec`].
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct KindRender {
@@ -226,3 +273,6 @@ pub fn find(name: &str) -> Option<AdapterSpec> {
     }
     builtins().0.into_iter().find(|s| s.answers_to(name))
 }
+
+#[cfg(test)]
+mod tests;

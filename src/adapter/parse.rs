@@ -38,11 +38,25 @@ fn string(payload: &Value, paths: &[String]) -> Option<String> {
     })
 }
 
-/// The native event name of a payload, by the adapter's rules.
+/// Whether every `keys` path is present and every `absent` path is missing.
+pub fn shape_matches(payload: &Value, keys: &[String], absent: &[String]) -> bool {
+    keys.iter().all(|k| lookup(payload, k).is_some())
+        && absent.iter().all(|k| lookup(payload, k).is_none())
+}
+
+/// The native event name of a payload, by the adapter's rules: the first
+/// `event_field` path present, else the first `event_rules` shape that
+/// matches, else `default_event`.
 pub fn native_event(spec: &AdapterSpec, payload: &Value) -> Option<String> {
     first(payload, &spec.event_field)
         .and_then(Value::as_str)
         .map(str::to_string)
+        .or_else(|| {
+            spec.event_rules
+                .iter()
+                .find(|r| shape_matches(payload, &r.keys, &r.absent))
+                .map(|r| r.event.clone())
+        })
         .or_else(|| spec.default_event.clone())
 }
 
@@ -91,6 +105,10 @@ pub fn to_event(spec: &AdapterSpec, payload: Value) -> Result<Event, ParseError>
         .unwrap_or(false);
     event.loop_count = first(&payload, &f.loop_count).and_then(Value::as_u64);
     event.prompt = string(&payload, &f.prompt);
+    // An event that stands for one tool (Cursor's beforeMCPExecution) names
+    // it; a command in such a payload is only a shell command for `shell`.
+    let event_tool = spec.event_tools.get(&event.native_event);
+    let reads_command = event_tool.is_none_or(|c| c == "shell");
     if let Some(native_tool) = string(&payload, &f.tool_name) {
         let input = match first(&payload, &f.tool_input) {
             Some(Value::String(s)) => {
@@ -99,20 +117,26 @@ pub fn to_event(spec: &AdapterSpec, payload: Value) -> Result<Event, ParseError>
             Some(v) => v.clone(),
             None => Value::Null,
         };
-        let command = string(&payload, &f.command).or_else(|| {
-            input
-                .get("command")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        });
-        let canonical = canonical_tool(spec, &native_tool);
+        let command = if reads_command {
+            string(&payload, &f.command).or_else(|| {
+                input
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+        } else {
+            None
+        };
+        let canonical = event_tool
+            .cloned()
+            .unwrap_or_else(|| canonical_tool(spec, &native_tool));
         event.tool = Some(Tool {
             native_name: native_tool,
             canonical,
             input,
             command,
         });
-    } else if let Some(command) = string(&payload, &f.command) {
+    } else if let Some(command) = string(&payload, &f.command).filter(|_| reads_command) {
         // Agents with a dedicated shell event send the command without a tool name.
         event.tool = Some(Tool {
             native_name: "shell".into(),

@@ -1,7 +1,7 @@
 //! [`Verdict`] → what the agent reads: stdout, stderr and exit code, from
 //! the adapter's templates.
 
-use super::{AdapterSpec, RenderEntry};
+use super::{AdapterSpec, KindRender, RenderEntry};
 use crate::event::EventKind;
 use crate::verdict::{Decision, Verdict};
 use serde_json::{Map, Value};
@@ -28,14 +28,30 @@ impl HookOutput {
     }
 }
 
-fn entry<'a>(spec: &'a AdapterSpec, kind: EventKind, d: Decision) -> Option<&'a RenderEntry> {
-    let per_kind = spec.render.kinds.get(&kind).and_then(|k| match d {
-        Decision::Allow => k.allow.as_ref(),
-        Decision::Block => k.block.as_ref(),
-        Decision::Deny => k.deny.as_ref(),
-        Decision::Ask => k.ask.as_ref(),
-    });
-    per_kind.or(match d {
+fn pick(overrides: &KindRender, d: Decision) -> Option<&RenderEntry> {
+    match d {
+        Decision::Allow => overrides.allow.as_ref(),
+        Decision::Block => overrides.block.as_ref(),
+        Decision::Deny => overrides.deny.as_ref(),
+        Decision::Ask => overrides.ask.as_ref(),
+    }
+}
+
+/// The entry for a decision: the native event's override, else the kind's,
+/// else the adapter's default.
+fn entry<'a>(
+    spec: &'a AdapterSpec,
+    kind: EventKind,
+    native_event: &str,
+    d: Decision,
+) -> Option<&'a RenderEntry> {
+    let per_native = spec
+        .render
+        .native_events
+        .get(native_event)
+        .and_then(|k| pick(k, d));
+    let per_kind = spec.render.kinds.get(&kind).and_then(|k| pick(k, d));
+    per_native.or(per_kind).or(match d {
         Decision::Allow => Some(&spec.render.allow),
         Decision::Block => spec.render.block.as_ref(),
         Decision::Deny => spec.render.deny.as_ref(),
@@ -57,7 +73,7 @@ pub fn render(
     }
     let mut chosen = None;
     for _ in 0..4 {
-        match entry(spec, kind, decision) {
+        match entry(spec, kind, native_event, decision) {
             Some(e) if e.as_decision.is_some_and(|a| a != decision) => {
                 decision = e.as_decision.unwrap_or(decision)
             }
@@ -74,11 +90,10 @@ pub fn render(
         Some(e) => e,
         None => {
             let alt = match decision {
-                Decision::Ask => {
-                    entry(spec, kind, Decision::Deny).or_else(|| entry(spec, kind, Decision::Block))
-                }
-                Decision::Deny => entry(spec, kind, Decision::Block),
-                Decision::Block => entry(spec, kind, Decision::Deny),
+                Decision::Ask => entry(spec, kind, native_event, Decision::Deny)
+                    .or_else(|| entry(spec, kind, native_event, Decision::Block)),
+                Decision::Deny => entry(spec, kind, native_event, Decision::Block),
+                Decision::Block => entry(spec, kind, native_event, Decision::Deny),
                 Decision::Allow => None,
             };
             fallback = alt.cloned().unwrap_or_default();

@@ -230,6 +230,21 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
     })
 }
 
+/// The built-in config alone, with an agent's overrides: what applies when
+/// the user's or project's config cannot be loaded.
+pub fn builtin(agent: Option<&str>) -> Config {
+    let Ok(mut merged) = parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG) else {
+        return Config::default();
+    };
+    if let Some(over) = agent
+        .and_then(|a| merged.get("agents").and_then(|all| all.get(a)))
+        .cloned()
+    {
+        deep_merge(&mut merged, &over);
+    }
+    serde_json::from_value(merged).unwrap_or_default()
+}
+
 fn merge_all(layers: &[Layer]) -> Value {
     let mut merged = Value::Object(Map::new());
     for layer in layers {

@@ -15,11 +15,14 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use layers::{load, parse_layer, yaml_options, ConfigError, Layer, LoadOptions, LoadedConfig};
+pub use layers::{
+    builtin, load, parse_layer, yaml_options, ConfigError, Layer, LoadOptions, LoadedConfig,
+};
 
 /// The merged configuration.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[derive(Default)]
 pub struct Config {
     /// The judge (Layer 2).
     pub judge: JudgeConfig,
@@ -41,23 +44,6 @@ pub struct Config {
     pub ask_as: Option<Decision>,
     /// Let the project's `.guard.yaml` loosen the policy too.
     pub trust_project_config: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            judge: JudgeConfig::default(),
-            text: TextConfig::default(),
-            deadline: DeadlineConfig::default(),
-            failure: BTreeMap::new(),
-            loop_guard: LoopGuardConfig::default(),
-            log: LogConfig::default(),
-            detectors: BTreeMap::new(),
-            agents: BTreeMap::new(),
-            ask_as: None,
-            trust_project_config: false,
-        }
-    }
 }
 
 /// `text:`: what part of the assistant's text is judged.

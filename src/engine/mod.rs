@@ -69,7 +69,7 @@ impl Engine {
         event
             .tool
             .as_ref()
-            .is_some_and(|t| d.spec.tools.iter().any(|name| *name == t.canonical))
+            .is_some_and(|t| d.spec.tools.contains(&t.canonical))
     }
 
     /// The text the detectors look at: the subject, its tail for turn ends.
@@ -128,14 +128,26 @@ impl Engine {
         let pending: Vec<&Layer1Result> = results.iter().filter(|r| needs_judge(r)).collect();
         let mut reports: Vec<JudgeReport> = Vec::new();
         if opts.use_judge && !pending.is_empty() {
+            // A shell rule's ask reaches the judge with the rule and its concern.
+            let texts: Vec<String> = pending
+                .iter()
+                .map(|r| match &r.shell {
+                    Some(m) => format!(
+                        "Command: {text}\nFlagged by rule `{}`: {}\nMatched part: {}",
+                        m.rule_id, m.reason, m.segment
+                    ),
+                    None => text.clone(),
+                })
+                .collect();
             let requests: Vec<JudgeRequest> = pending
                 .iter()
-                .filter_map(|r| {
+                .zip(&texts)
+                .filter_map(|(r, text)| {
                     let d = &self.detectors[r.index];
                     d.spec.judge.as_ref().map(|spec| JudgeRequest {
                         detector: &d.spec.name,
                         spec,
-                        text: &text,
+                        text,
                     })
                 })
                 .collect();
@@ -195,7 +207,19 @@ impl Engine {
                 .unwrap_or("")
                 .trim()
                 .to_string();
-            let mut text = d.spec.reason.replace("{judge_reason}", &judge_reason);
+            let mut text = if judge_reason.is_empty() {
+                // No note from the judge: drop the line that would carry it.
+                d.spec
+                    .reason
+                    .lines()
+                    .filter(|l| !l.contains("{judge_reason}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .trim_end()
+                    .to_string()
+            } else {
+                d.spec.reason.replace("{judge_reason}", &judge_reason)
+            };
             if let Some(m) = &r.shell {
                 text = format!("{} ({}: `{}`)", m.reason, m.rule_id, m.segment);
             } else if judge.outcome != JudgeOutcome::Violation && verdict != Decision::Allow {

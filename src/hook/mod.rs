@@ -6,6 +6,7 @@
 
 mod loop_guard;
 mod record;
+mod text_stash;
 mod turn_text;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
@@ -39,10 +40,10 @@ pub struct HookInput {
 
 /// Test-only fault injection: panics at `stage` when `GUARD_FAULT` names it.
 pub fn fault(stage: &str) {
-    if cfg!(debug_assertions) || cfg!(feature = "fault-injection") {
-        if std::env::var("GUARD_FAULT").is_ok_and(|f| f == stage) {
-            panic!("injected fault at {stage}");
-        }
+    if (cfg!(debug_assertions) || cfg!(feature = "fault-injection"))
+        && std::env::var("GUARD_FAULT").is_ok_and(|f| f == stage)
+    {
+        panic!("injected fault at {stage}");
     }
 }
 
@@ -155,12 +156,12 @@ fn failure_output(
     config: Option<&Config>,
     problem: &str,
 ) -> HookOutput {
-    let default_config;
+    let builtin_config;
     let cfg = match config {
         Some(c) => c,
         None => {
-            default_config = Config::default();
-            &default_config
+            builtin_config = config::builtin(Some(&spec.name));
+            &builtin_config
         }
     };
     let decision = if kind == EventKind::Other {
@@ -220,6 +221,7 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
         .with(|k| *k.borrow_mut() = Some((spec.clone(), event.kind, event.native_event.clone())));
     let state_dir = crate::paths::state_dir();
     let _ = crate::state::touch_heartbeat(&state_dir, &spec.name);
+    text_stash::apply(&spec, &mut event, &state_dir);
 
     fault("config");
     let opts = LoadOptions {

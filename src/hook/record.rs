@@ -54,11 +54,34 @@ pub fn build(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) -> V
     if ctx.paused {
         obj.insert("paused".into(), json!(true));
     }
+    let shadow: Vec<&str> = verdict
+        .detectors
+        .iter()
+        .filter(|d| d.mode.is_some() && d.verdict != crate::verdict::Decision::Allow)
+        .map(|d| d.name.as_str())
+        .collect();
+    if !shadow.is_empty() {
+        // Shadow detectors that would have blocked, denied or asked.
+        obj.insert("shadow".into(), json!(shadow));
+    }
     if cfg.log.keep_text {
+        // What `guard replay` needs to rebuild the event, secrets redacted.
         let redacted = crate::redact::redact(&crate::engine::Engine::subject(event, cfg));
         obj.insert("text".into(), json!(redacted.text));
         if !redacted.counts.is_empty() {
             obj.insert("text_redactions".into(), json!(redacted.counts));
+        }
+        if let Some(tool) = &event.tool {
+            obj.insert(
+                "tool".into(),
+                json!({"name": tool.native_name, "canonical": tool.canonical}),
+            );
+            if let Some(c) = &tool.command {
+                obj.insert("command".into(), json!(crate::redact::redact(c).text));
+            }
+        }
+        if let Some(cwd) = &event.cwd {
+            obj.insert("cwd".into(), json!(cwd));
         }
     }
     rec

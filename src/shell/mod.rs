@@ -1,59 +1,100 @@
 //! Shell command classification for the `dangerous-command` detector.
-//! (Placeholder: the real classifier replaces this module.)
+//!
+//! An agent's shell command is lexed and parsed just enough to know which
+//! programs it really runs and with which arguments: quotes, escapes,
+//! separators, subshells, command substitution, heredocs, `bash -c`/`eval`
+//! strings and wrappers such as `sudo`, `env` or `xargs` are all understood,
+//! so that `echo 'rm -rf /'` stays data while `sudo env X=1 /bin/rm -rf ~`
+//! is seen as `rm -rf ~`. The rules that decide what is dangerous are data
+//! (the `shell:` section of a detector file, see [`ShellRules`]); this module
+//! only provides the parser and the rule evaluator.
+//!
+//! Everything is bounded: nesting depth, the number of words and of commands
+//! are capped, so a megabyte of input or pathological quoting finishes fast.
+//! Past a cap the strictest verdict found so far is returned, or an `ask`
+//! when nothing was found (the rest of the command could not be examined).
+
+mod expand;
+mod lexer;
+mod matcher;
+mod parse;
+mod paths;
+mod rules;
+mod scan;
+mod values;
+mod walk;
+mod wrappers;
 
 use serde::Deserialize;
 use std::path::PathBuf;
 
-/// The `shell:` section of a detector file.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct ShellRules {}
+pub use paths::PathClass;
+pub use rules::{ProgramSpec, ShellRule, ShellRuleError, ShellRules};
 
-/// A rule set that cannot be used.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("invalid shell rule")]
-pub struct ShellRuleError;
-
-impl ShellRules {
-    /// Checks every rule.
-    pub fn validate(&self) -> Result<(), ShellRuleError> {
-        Ok(())
-    }
-}
-
-/// Where the command runs.
-#[derive(Debug, Clone, Default)]
+/// Where the command runs: used to tell "the repository root" or "home" from
+/// any other directory when a rule looks at path arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShellContext {
-    /// The working directory.
+    /// The working directory of the command, if known.
     pub cwd: Option<PathBuf>,
-    /// The repository root.
+    /// The root of the repository the agent works in, if known.
     pub repo_root: Option<PathBuf>,
-    /// The user's home.
+    /// The user's home directory, if known.
     pub home: Option<PathBuf>,
 }
 
-/// What a matching rule says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a matching rule asks for. Ordered by strictness: `Deny > Ask`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ShellAction {
-    /// Risky but often legitimate: the judge or a human decides.
+    /// Risky but often legitimate: let the judge (or the human) decide.
     Ask,
-    /// Clearly destructive.
+    /// Destructive: refuse deterministically.
     Deny,
 }
 
-/// The strictest rule that matched.
-#[derive(Debug, Clone)]
+impl ShellAction {
+    /// The lowercase name used in logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShellAction::Ask => "ask",
+            ShellAction::Deny => "deny",
+        }
+    }
+}
+
+/// The strictest rule that matched a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellMatch {
     /// Deny or ask.
     pub action: ShellAction,
-    /// The rule's id.
+    /// The id of the rule (or `limit` when the command was too large or too
+    /// deeply nested to examine fully).
     pub rule_id: String,
-    /// The rule's message.
+    /// The rule's message for the agent.
     pub reason: String,
-    /// The simple command that matched.
+    /// The simple command (or script text) that matched, as written.
     pub segment: String,
 }
 
-/// Classifies a command line.
-pub fn classify(_command: &str, _rules: &ShellRules, _ctx: &ShellContext) -> Option<ShellMatch> {
-    None
+/// Nesting depth for `bash -c`, `eval`, `$( )`, heredocs fed to shells...
+pub(crate) const MAX_DEPTH: usize = 8;
+/// Words lexed over the whole classification, all depths together.
+pub(crate) const MAX_WORDS: usize = 20_000;
+/// Bytes of script text lexed over the whole classification (nested
+/// scripts are copies of parts of the input, so they count again).
+pub(crate) const MAX_BYTES: usize = 8 << 20;
+/// Simple commands examined over the whole classification.
+pub(crate) const MAX_COMMANDS: usize = 4_000;
+
+/// Classifies one shell command line. `None` means no rule matched. When
+/// several rules match, the strictest wins (deny over ask; the first found
+/// among equals).
+pub fn classify(command: &str, rules: &ShellRules, ctx: &ShellContext) -> Option<ShellMatch> {
+    let mut walker = walk::Walker::new(rules, ctx);
+    walker.script(command, 0, &[]);
+    walker.finish()
 }
+
+#[cfg(test)]
+mod tests;

@@ -87,13 +87,19 @@ pub fn fixture(name: &str) -> Vec<u8> {
 }
 
 /// A detector file for tests: blocks turn ends that say "ship it now", and
-/// asks on shell commands containing "launch".
+/// asks on shell commands containing "launch". The built-in turn-end
+/// detectors are switched off so that only the test detectors decide.
 pub const TEST_DETECTORS: &str = r#"
 detectors:
   ship-now:
     file: DIR/ship-now.yaml
   launch:
     file: DIR/launch.yaml
+  commit-before-verification: {enabled: false}
+  scope-check: {enabled: false}
+  scope-change: {enabled: false}
+  shallow-bugfix: {enabled: false}
+  bugfix-without-reproduction: {enabled: false}
 "#;
 
 pub const SHIP_NOW: &str = r#"

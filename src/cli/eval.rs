@@ -1,0 +1,136 @@
+//! `guard eval CORPUS.yaml`: the detectors' figures on a labeled corpus
+//! (see docs/eval.md); `--from-log` builds the corpus from labeled decisions.
+
+use super::setup;
+use clap::Args;
+use guard::eval::{self, corpus, labels, EvalSettings};
+use guard::shell::ShellContext;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+/// Arguments of `guard eval`.
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// The corpus (YAML list of labeled cases).
+    #[arg(required_unless_present = "from_log", conflicts_with = "from_log")]
+    corpus: Option<PathBuf>,
+    /// Layer 1 only: no judge calls, no end-to-end figures for turn ends.
+    #[arg(long)]
+    no_judge: bool,
+    /// Print the figures as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Exit 1 when any recall is below this (0..1).
+    #[arg(long, value_name = "X")]
+    min_recall: Option<f64>,
+    /// Exit 1 when any pass-through is below this (0..1).
+    #[arg(long, value_name = "Y")]
+    min_pass_through: Option<f64>,
+    /// Use the labeled decisions of the log (`guard label`) as the corpus.
+    #[arg(long)]
+    from_log: bool,
+    /// With --from-log: print the corpus as YAML instead of evaluating it.
+    #[arg(long, requires = "from_log")]
+    emit_corpus: bool,
+    /// The agent whose config overrides apply.
+    #[arg(long)]
+    agent: Option<String>,
+    /// Ask the judge afresh instead of using the verdict cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+fn fail(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("guard eval: {msg}");
+    2
+}
+
+/// Runs `guard eval`; 0 = figures met, 1 = below a minimum, 2 = error.
+pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
+    let (cfg, engine) = match setup::engine(config_path, args.agent.as_deref(), None) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let state_dir = guard::paths::state_dir();
+    let cases = if args.from_log {
+        let records = match guard::logview::read(&cfg.log.dir()) {
+            Ok(r) => r,
+            Err(e) => {
+                return fail(format!(
+                    "cannot read the decision log in {}: {e}",
+                    cfg.log.dir().display()
+                ))
+            }
+        };
+        let (cases, skipped) = labels::corpus(&records, &labels::read(&state_dir));
+        if skipped > 0 {
+            eprintln!("guard eval: {skipped} labeled decision(s) skipped: their text was not kept (log.keep_text) or they are no longer in the log");
+        }
+        if args.emit_corpus {
+            print!("{}", corpus::to_yaml(&cases));
+            return 0;
+        }
+        cases
+    } else {
+        let Some(path) = &args.corpus else {
+            return fail("give a corpus file or --from-log");
+        };
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
+        };
+        match corpus::parse(&path.display().to_string(), &text) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        }
+    };
+    if cases.is_empty() {
+        return fail("the corpus has no cases");
+    }
+    let cwd = std::env::current_dir().ok();
+    let settings = EvalSettings {
+        use_judge: !args.no_judge,
+        cache_dir: (!args.no_cache).then(|| state_dir.join("cache")),
+        agent: args.agent.clone().unwrap_or_else(|| "eval".into()),
+        shell: ShellContext {
+            repo_root: cwd.as_deref().and_then(guard::paths::repo_root),
+            cwd,
+            home: guard::paths::home(),
+        },
+    };
+    let show_progress = std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize| {
+        if show_progress {
+            let width = 30;
+            let filled = done * width / total.max(1);
+            let mut err = std::io::stderr().lock();
+            let _ = write!(
+                err,
+                "\r[{}{}] {done}/{total}",
+                "#".repeat(filled),
+                ".".repeat(width - filled)
+            );
+            if done == total {
+                let _ = write!(err, "\r\x1b[K");
+            }
+            let _ = err.flush();
+        }
+    };
+    let report = eval::run(&engine, &cfg, &cases, &settings, &mut progress);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    } else {
+        print!(
+            "{}",
+            eval::report::text(&report, &guard::judge::resolve_backend(&cfg.judge))
+        );
+    }
+    let below = eval::below_minimums(&report, args.min_recall, args.min_pass_through);
+    for b in &below {
+        eprintln!("guard eval: {b}");
+    }
+    u8::from(!below.is_empty())
+}

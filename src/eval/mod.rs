@@ -1,0 +1,201 @@
+//! `guard eval`: measures the detectors on a labeled corpus with the real
+//! engine and the merged config — Layer 1 alone, and end to end with the
+//! configured judge — so that a keyword, pattern or prompt change is judged
+//! by its figures, not by a few examples. Also home of `guard replay`
+//! (rerunning logged decisions against another config) and of the human
+//! labels that turn logged decisions into a corpus.
+
+pub mod corpus;
+pub mod labels;
+pub mod metrics;
+pub mod replay;
+pub mod report;
+
+use crate::config::{Config, Mode};
+use crate::engine::{Engine, EvalOptions};
+use crate::event::{Event, EventKind, Tool};
+use crate::shell::ShellContext;
+use crate::verdict::Verdict;
+use corpus::Case;
+use metrics::{Confusion, DetectorFigures, GateFigures};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// How an evaluation runs.
+#[derive(Debug, Clone)]
+pub struct EvalSettings {
+    /// Ask the judge on Layer-1 hits (`false` for `--no-judge`).
+    pub use_judge: bool,
+    /// The verdict cache (None: every judgment is asked afresh).
+    pub cache_dir: Option<PathBuf>,
+    /// The agent the events are attributed to.
+    pub agent: String,
+    /// Where the pre-tool commands are taken to run.
+    pub shell: ShellContext,
+}
+
+/// The figures of one evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Number of cases.
+    pub cases: usize,
+    /// Of those, turn-end cases.
+    pub turn_end_cases: usize,
+    /// Of those, pre-tool cases.
+    pub pre_tool_cases: usize,
+    /// Whether the judge was asked.
+    pub judged: bool,
+    /// Per turn-end detector.
+    pub detectors: Vec<DetectorFigures>,
+    /// The combined turn-end verdict against "some detector must block".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overall: Option<Confusion>,
+    /// The pre-tool figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pre_tool: Option<GateFigures>,
+    /// Labels naming detectors that are not enabled for turn ends.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// The event a case stands for.
+pub fn case_event(case: &Case, agent: &str) -> Event {
+    match case {
+        Case::TurnEnd(c) => {
+            let mut e = Event::new(agent, EventKind::Stop);
+            e.text = Some(c.text.clone());
+            e
+        }
+        Case::PreTool(c) => shell_event(agent, &c.command),
+    }
+}
+
+/// A pre-tool event of the shell tool running `command`.
+pub fn shell_event(agent: &str, command: &str) -> Event {
+    let mut e = Event::new(agent, EventKind::PreTool);
+    e.tool = Some(Tool {
+        native_name: "Bash".into(),
+        canonical: "shell".into(),
+        input: serde_json::json!({ "command": command }),
+        command: Some(command.to_string()),
+    });
+    e
+}
+
+/// Evaluates every case; `progress(done, total)` is called after each.
+pub fn run(
+    engine: &Engine,
+    config: &Config,
+    cases: &[Case],
+    settings: &EvalSettings,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Report {
+    let mut verdicts: Vec<Verdict> = Vec::with_capacity(cases.len());
+    for (i, case) in cases.iter().enumerate() {
+        let event = case_event(case, &settings.agent);
+        let opts = EvalOptions {
+            use_judge: settings.use_judge,
+            deadline: Instant::now() + config.deadline.for_kind(event.kind),
+            cache_dir: settings.cache_dir.as_deref(),
+            shell: settings.shell.clone(),
+        };
+        verdicts.push(engine.evaluate(&event, config, &opts));
+        progress(i + 1, cases.len());
+    }
+    let mut turn_end = Vec::new();
+    let mut pre_tool = Vec::new();
+    for (case, verdict) in cases.iter().zip(&verdicts) {
+        match case {
+            Case::TurnEnd(c) => turn_end.push((c, verdict)),
+            Case::PreTool(c) => pre_tool.push((c, verdict)),
+        }
+    }
+    let stop = Event::new(&settings.agent, EventKind::Stop);
+    let detectors: Vec<(String, Option<String>)> = engine
+        .detectors()
+        .iter()
+        .filter(|d| Engine::applies(d, &stop))
+        .map(|d| {
+            (
+                d.spec.name.clone(),
+                (d.mode == Mode::Shadow).then(|| "shadow".to_string()),
+            )
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    for (case, _) in &turn_end {
+        for name in &case.must_block {
+            if !detectors.iter().any(|(n, _)| n == name) {
+                warnings.push(format!(
+                    "case `{}` is labeled block for `{name}`, which is not enabled for turn ends",
+                    case.id
+                ));
+            }
+        }
+    }
+    let (detector_figures, overall) = if turn_end.is_empty() {
+        (Vec::new(), None)
+    } else {
+        metrics::turn_end(&detectors, &turn_end, settings.use_judge)
+    };
+    Report {
+        cases: cases.len(),
+        turn_end_cases: turn_end.len(),
+        pre_tool_cases: pre_tool.len(),
+        judged: settings.use_judge,
+        detectors: detector_figures,
+        overall,
+        pre_tool: (!pre_tool.is_empty()).then(|| metrics::gate(&pre_tool)),
+        warnings,
+    }
+}
+
+/// The figures below the given minimums, one line each (empty: all met).
+/// `min_recall` applies to every recall printed (Layer-1 and end-to-end per
+/// detector, deny and ask recall); `min_pass_through` to every Layer-1
+/// pass-through and to the pre-tool pass-through. Figures without cases
+/// are not checked.
+pub fn below_minimums(
+    report: &Report,
+    min_recall: Option<f64>,
+    min_pass_through: Option<f64>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |what: String, value: Option<f64>, min: Option<f64>| {
+        if let (Some(v), Some(m)) = (value, min) {
+            if v + 1e-9 < m {
+                out.push(format!("{what} {v:.3} is below the minimum {m:.3}"));
+            }
+        }
+    };
+    for d in &report.detectors {
+        check(
+            format!("{}: Layer-1 recall", d.detector),
+            d.layer1_recall,
+            min_recall,
+        );
+        check(
+            format!("{}: Layer-1 pass-through", d.detector),
+            d.layer1_pass_through,
+            min_pass_through,
+        );
+        if let Some(e) = &d.end_to_end {
+            check(
+                format!("{}: end-to-end recall", d.detector),
+                e.recall,
+                min_recall,
+            );
+        }
+    }
+    if let Some(g) = &report.pre_tool {
+        check("pre-tool: deny recall".into(), g.deny_recall, min_recall);
+        check("pre-tool: ask recall".into(), g.ask_recall, min_recall);
+        check(
+            "pre-tool: pass-through".into(),
+            g.pass_through,
+            min_pass_through,
+        );
+    }
+    out
+}

@@ -1,0 +1,122 @@
+//! The text form of an evaluation report (`guard eval` without `--json`).
+
+use super::metrics::{Confusion, Wrong};
+use super::Report;
+
+fn fig(v: Option<f64>) -> String {
+    v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "n/a".into())
+}
+
+fn ids(list: &[String]) -> String {
+    list.join(", ")
+}
+
+fn wrongs(list: &[Wrong]) -> String {
+    list.iter()
+        .map(|w| format!("{} ({}→{})", w.id, w.expected, w.got))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn confusion(out: &mut String, indent: &str, c: &Confusion) {
+    out.push_str(&format!(
+        "{indent}precision {}  recall {}  F1 {}  (cases with a failed judgment: {})\n",
+        fig(c.precision),
+        fig(c.recall),
+        fig(c.f1),
+        c.judge_failures
+    ));
+    out.push_str(&format!("{indent}                 got block  got allow\n"));
+    out.push_str(&format!(
+        "{indent}labeled block    {:>9}  {:>9}\n",
+        c.true_positives, c.false_negatives
+    ));
+    out.push_str(&format!(
+        "{indent}labeled allow    {:>9}  {:>9}\n",
+        c.false_positives, c.true_negatives
+    ));
+    if !c.wrong.is_empty() {
+        out.push_str(&format!("{indent}wrong: {}\n", wrongs(&c.wrong)));
+    }
+}
+
+/// Renders the report for a terminal.
+pub fn text(report: &Report, judge: &str) -> String {
+    let mut out = format!(
+        "guard eval: {} case(s): {} turn-end, {} pre-tool; judge: {}\n",
+        report.cases,
+        report.turn_end_cases,
+        report.pre_tool_cases,
+        if report.judged {
+            judge
+        } else {
+            "not asked (--no-judge)"
+        }
+    );
+    for w in &report.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    for d in &report.detectors {
+        out.push_str(&format!(
+            "\n{}{}\n",
+            d.detector,
+            if d.mode.is_some() { " (shadow)" } else { "" }
+        ));
+        out.push_str(&format!(
+            "  layer 1: recall {} ({}/{})  pass-through {} ({}/{})  bypass errors {}\n",
+            fig(d.layer1_recall),
+            d.layer1_hits,
+            d.block_cases,
+            fig(d.layer1_pass_through),
+            d.passed_through,
+            d.other_cases,
+            d.bypass_errors.len()
+        ));
+        for (label, list) in [
+            ("missed", &d.layer1_missed),
+            ("bypassed", &d.bypass_errors),
+            ("false hits", &d.layer1_false_hits),
+        ] {
+            if !list.is_empty() {
+                out.push_str(&format!("    {label}: {}\n", ids(list)));
+            }
+        }
+        if let Some(c) = &d.end_to_end {
+            out.push_str("  end to end:\n");
+            confusion(&mut out, "    ", c);
+        }
+    }
+    if let Some(c) = &report.overall {
+        out.push_str(
+            "\nall turn-end detectors together (a case labeled block for any must be blocked):\n",
+        );
+        confusion(&mut out, "  ", c);
+    }
+    if let Some(g) = &report.pre_tool {
+        out.push_str("\npre-tool:\n");
+        out.push_str(&format!(
+            "  deny recall {} ({}/{})  ask recall {} ({}/{}, asked or denied)  pass-through {} ({}/{})\n",
+            fig(g.deny_recall),
+            g.denied,
+            g.deny_cases,
+            fig(g.ask_recall),
+            g.asked,
+            g.ask_cases,
+            fig(g.pass_through),
+            g.allowed,
+            g.allow_cases
+        ));
+        out.push_str(&format!(
+            "  false denies: {}\n",
+            if g.false_denies.is_empty() {
+                "none".into()
+            } else {
+                ids(&g.false_denies)
+            }
+        ));
+        if !g.wrong.is_empty() {
+            out.push_str(&format!("  wrong: {}\n", wrongs(&g.wrong)));
+        }
+    }
+    out
+}

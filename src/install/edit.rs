@@ -1,0 +1,393 @@
+//! Adding, finding and removing guard's hook entries in a parsed settings
+//! file, for each hook format. Everything else in the file is left as it
+//! is: other keys, other tools' hooks (even in the same group), key order.
+//!
+//! Guard's entries are recognised by their command ([`GuardCommand`]),
+//! so a re-install after the binary moved replaces the old entry.
+
+pub use super::command::{shell_quote, GuardCommand};
+use super::spec::HookFormat;
+use serde_json::{Map, Value};
+
+/// The settings file has a shape guard does not know how to change safely.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unexpected shape at `{path}`: expected {expected}")]
+pub struct ShapeError {
+    /// Dotted path of the offending value.
+    pub path: String,
+    /// What guard expected there.
+    pub expected: &'static str,
+}
+
+/// One hook entry guard wants in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WantedHook {
+    /// The agent's native event name.
+    pub event: String,
+    /// The matcher to write, if any.
+    pub matcher: Option<String>,
+    /// The command line (`'/path/guard' hook <agent>`).
+    pub command: String,
+    /// The timeout, in the agent's unit.
+    pub timeout: u64,
+}
+
+/// A guard entry found in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundHook {
+    /// The native event it is under.
+    pub event: String,
+    /// Its matcher (the group's, or the entry's).
+    pub matcher: Option<String>,
+    /// Its command line.
+    pub command: String,
+    /// Its timeout, when it is a whole number.
+    pub timeout: Option<u64>,
+}
+
+/// Field names of a format's handler objects.
+struct Fields {
+    /// Nested groups (`{"matcher", "hooks": [...]}`) or flat entries.
+    nested: bool,
+    /// The key holding the command line (the first is written).
+    command_keys: &'static [&'static str],
+    /// The key holding the timeout.
+    timeout_key: &'static str,
+    /// Whether handlers carry `"type": "command"`.
+    typed: bool,
+    /// Whether the root carries `"version": 1`.
+    versioned: bool,
+}
+
+fn fields(format: HookFormat) -> Fields {
+    match format {
+        HookFormat::ClaudeHooks => Fields {
+            nested: true,
+            command_keys: &["command"],
+            timeout_key: "timeout",
+            typed: true,
+            versioned: false,
+        },
+        HookFormat::CursorHooks => Fields {
+            nested: false,
+            command_keys: &["command"],
+            timeout_key: "timeout",
+            typed: false,
+            versioned: true,
+        },
+        HookFormat::CopilotHooks => Fields {
+            nested: false,
+            command_keys: &["bash", "command"],
+            timeout_key: "timeoutSec",
+            typed: true,
+            versioned: true,
+        },
+    }
+}
+
+fn handler_command<'a>(handler: &'a Value, f: &Fields, guard: &GuardCommand) -> Option<&'a str> {
+    let obj = handler.as_object()?;
+    f.command_keys
+        .iter()
+        .filter_map(|k| obj.get(*k).and_then(Value::as_str))
+        .find(|c| guard.matches(c))
+}
+
+fn is_guard_handler(handler: &Value, f: &Fields, guard: &GuardCommand) -> bool {
+    handler_command(handler, f, guard).is_some()
+}
+
+/// Sets a key, keeping its position when present and untouched when equal.
+fn set(obj: &mut Map<String, Value>, key: &str, value: Value) {
+    if obj.get(key) != Some(&value) {
+        obj.insert(key.to_string(), value);
+    }
+}
+
+fn new_handler(w: &WantedHook, f: &Fields, with_matcher: bool) -> Value {
+    let mut h = Map::new();
+    if f.typed {
+        h.insert("type".into(), "command".into());
+    }
+    if with_matcher {
+        if let Some(m) = &w.matcher {
+            h.insert("matcher".into(), m.clone().into());
+        }
+    }
+    h.insert(f.command_keys[0].into(), w.command.clone().into());
+    h.insert(f.timeout_key.into(), w.timeout.into());
+    Value::Object(h)
+}
+
+fn update_handler(handler: &mut Value, w: &WantedHook, f: &Fields, with_matcher: bool) {
+    let Some(obj) = handler.as_object_mut() else {
+        return;
+    };
+    if f.typed {
+        set(obj, "type", "command".into());
+    }
+    if with_matcher {
+        set_matcher(obj, &w.matcher);
+    }
+    // The command goes where guard's command was (e.g. Copilot's `command` or `bash`).
+    let key = f
+        .command_keys
+        .iter()
+        .find(|k| obj.get(**k).is_some_and(Value::is_string))
+        .unwrap_or(&f.command_keys[0]);
+    set(obj, key, w.command.clone().into());
+    set(obj, f.timeout_key, w.timeout.into());
+}
+
+fn set_matcher(obj: &mut Map<String, Value>, matcher: &Option<String>) {
+    match matcher {
+        Some(m) => set(obj, "matcher", m.clone().into()),
+        None => {
+            obj.shift_remove("matcher");
+        }
+    }
+}
+
+/// The `hooks` object of the root, created when absent.
+fn hooks_mut(root: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, ShapeError> {
+    root.entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or(ShapeError {
+            path: "hooks".into(),
+            expected: "an object",
+        })
+}
+
+/// Handlers of a nested group, when it has the expected shape.
+fn group_handlers(group: &Value) -> Option<&Vec<Value>> {
+    group.as_object()?.get("hooks")?.as_array()
+}
+
+/// Removes guard's handlers from a nested group; whether any was removed.
+fn strip_group(group: &mut Value, f: &Fields, guard: &GuardCommand) -> bool {
+    let Some(handlers) = group
+        .as_object_mut()
+        .and_then(|g| g.get_mut("hooks"))
+        .and_then(Value::as_array_mut)
+    else {
+        return false;
+    };
+    let before = handlers.len();
+    handlers.retain(|h| !is_guard_handler(h, f, guard));
+    handlers.len() != before
+}
+
+/// Removes guard's entries from one event's array (except the one at
+/// `keep`); entries or groups emptied by the removal go too.
+fn strip_event(
+    items: &mut Vec<Value>,
+    keep: Option<usize>,
+    f: &Fields,
+    guard: &GuardCommand,
+) -> usize {
+    let mut removed = 0;
+    let old = std::mem::take(items);
+    for (i, mut item) in old.into_iter().enumerate() {
+        if Some(i) == keep {
+            items.push(item);
+        } else if f.nested {
+            let before = group_handlers(&item).map_or(0, Vec::len);
+            if strip_group(&mut item, f, guard) {
+                let after = group_handlers(&item).map_or(0, Vec::len);
+                removed += before - after;
+                if after == 0 {
+                    continue;
+                }
+            }
+            items.push(item);
+        } else if is_guard_handler(&item, f, guard) {
+            removed += 1;
+        } else {
+            items.push(item);
+        }
+    }
+    removed
+}
+
+fn install_event(
+    hooks: &mut Map<String, Value>,
+    w: &WantedHook,
+    f: &Fields,
+    guard: &GuardCommand,
+) -> Result<(), ShapeError> {
+    let items = hooks
+        .entry(w.event.clone())
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| ShapeError {
+            path: format!("hooks.{}", w.event),
+            expected: "an array",
+        })?;
+    if f.nested {
+        // Guard's own group: the first whose handlers are all guard's.
+        let own = items.iter().position(|g| {
+            group_handlers(g).is_some_and(|hs| {
+                !hs.is_empty() && hs.iter().all(|h| is_guard_handler(h, f, guard))
+            })
+        });
+        strip_event(items, own, f, guard);
+        match own {
+            Some(_) => {
+                let index = items.iter().position(|g| {
+                    group_handlers(g).is_some_and(|hs| {
+                        hs.iter().all(|h| is_guard_handler(h, f, guard)) && !hs.is_empty()
+                    })
+                });
+                if let Some(group) = index.and_then(|i| items[i].as_object_mut()) {
+                    set_matcher(group, &w.matcher);
+                    if let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                        handlers.truncate(1);
+                        update_handler(&mut handlers[0], w, f, false);
+                    }
+                }
+            }
+            None => {
+                let mut group = Map::new();
+                if let Some(m) = &w.matcher {
+                    group.insert("matcher".into(), m.clone().into());
+                }
+                group.insert("hooks".into(), Value::Array(vec![new_handler(w, f, false)]));
+                items.push(Value::Object(group));
+            }
+        }
+    } else {
+        let own = items.iter().position(|h| is_guard_handler(h, f, guard));
+        strip_event(items, own, f, guard);
+        match own {
+            Some(_) => {
+                if let Some(h) = items.iter_mut().find(|h| is_guard_handler(h, f, guard)) {
+                    update_handler(h, w, f, true);
+                }
+            }
+            None => items.push(new_handler(w, f, true)),
+        }
+    }
+    Ok(())
+}
+
+/// Makes sure every leaf of `extra` is set in `root` (objects merged).
+fn ensure_extra(
+    root: &mut Map<String, Value>,
+    extra: &Map<String, Value>,
+    prefix: &str,
+) -> Result<(), ShapeError> {
+    for (key, want) in extra {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match (root.get_mut(key), want) {
+            (Some(Value::Object(have)), Value::Object(want)) => ensure_extra(have, want, &path)?,
+            (Some(_), Value::Object(_)) => {
+                return Err(ShapeError {
+                    path,
+                    expected: "an object",
+                })
+            }
+            (Some(have), want) => {
+                if have != want {
+                    *have = want.clone();
+                }
+            }
+            (None, want) => {
+                root.insert(key.clone(), want.clone());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Adds or updates guard's entries; other tools' entries stay as they are.
+pub fn install(
+    root: &mut Map<String, Value>,
+    format: HookFormat,
+    wanted: &[WantedHook],
+    extra: Option<&Value>,
+    guard: &GuardCommand,
+) -> Result<(), ShapeError> {
+    let f = fields(format);
+    if f.versioned && !root.contains_key("version") {
+        root.insert("version".into(), 1.into());
+    }
+    let hooks = hooks_mut(root)?;
+    for w in wanted {
+        install_event(hooks, w, &f, guard)?;
+    }
+    if let Some(Value::Object(extra)) = extra {
+        ensure_extra(root, extra, "")?;
+    }
+    Ok(())
+}
+
+/// Removes guard's entries under every event, and the groups, arrays and
+/// `hooks` object the removal emptied; returns how many were removed.
+pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> usize {
+    let f = fields(format);
+    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return 0;
+    };
+    let mut removed = 0;
+    let mut emptied = Vec::new();
+    for (event, items) in hooks.iter_mut() {
+        if let Some(items) = items.as_array_mut() {
+            let n = strip_event(items, None, &f, guard);
+            if n > 0 && items.is_empty() {
+                emptied.push(event.clone());
+            }
+            removed += n;
+        }
+    }
+    for event in emptied {
+        hooks.shift_remove(&event);
+    }
+    if removed > 0 && hooks.is_empty() {
+        root.shift_remove("hooks");
+    }
+    removed
+}
+
+/// Guard's entries in the file.
+pub fn find(root: &Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> Vec<FoundHook> {
+    let f = fields(format);
+    let mut out = Vec::new();
+    let Some(hooks) = root.get("hooks").and_then(Value::as_object) else {
+        return out;
+    };
+    let found = |h: &Value, matcher: Option<&Value>| {
+        handler_command(h, &f, guard).map(|command| FoundHook {
+            event: String::new(),
+            matcher: matcher.and_then(Value::as_str).map(str::to_string),
+            command: command.to_string(),
+            timeout: h.get(f.timeout_key).and_then(Value::as_u64),
+        })
+    };
+    for (event, items) in hooks {
+        for item in items.as_array().into_iter().flatten() {
+            let hits: Vec<FoundHook> = if f.nested {
+                group_handlers(item)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|h| found(h, item.get("matcher")))
+                    .collect()
+            } else {
+                found(item, item.get("matcher")).into_iter().collect()
+            };
+            out.extend(hits.into_iter().map(|h| FoundHook {
+                event: event.clone(),
+                ..h
+            }));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "edit_tests.rs"]
+mod tests;

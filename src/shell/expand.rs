@@ -1,0 +1,389 @@
+//! Commands hidden inside other commands.
+//!
+//! Some programs run text as code: a shell given `-c STRING`, a heredoc or
+//! piped `echo` output; `eval`; `su -c`; `ssh host CMD`; `find -exec`; and
+//! interpreters (`python -c`, `node -e`, `perl -e`...) whose code calls
+//! `system(...)`, `execSync(...)` or `subprocess.run([...])`. This module
+//! finds that text so the walker can examine it one level deeper. Anything
+//! else (arguments of `echo`, `grep`, `git commit -m`...) stays data.
+
+use super::wrappers::Invocation;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// Something to examine one level deeper.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Nested {
+    /// A script (shell source text).
+    Script(String),
+    /// An argument vector run directly (`find -exec rm {} ;`).
+    Argv(Vec<String>),
+}
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh",
+];
+
+/// A POSIX-like shell that runs `-c` strings and its standard input.
+pub(crate) fn is_shell(program: &str) -> bool {
+    SHELLS.contains(&program)
+}
+
+/// A language interpreter with an inline-code option.
+pub(crate) fn is_interpreter(program: &str) -> bool {
+    code_options(program).is_some()
+}
+
+/// Programs whose arguments or input are executed as code: their
+/// substitutions' output feeds them.
+pub(crate) fn runs_code(program: &str) -> bool {
+    is_shell(program)
+        || is_interpreter(program)
+        || matches!(program, "eval" | "source" | "." | "su" | "ssh")
+}
+
+fn code_options(program: &str) -> Option<&'static [&'static str]> {
+    let python = program.starts_with("python")
+        && program[6..].chars().all(|c| c.is_ascii_digit() || c == '.');
+    Some(match program {
+        _ if python => &["-c"],
+        "pypy" | "pypy3" => &["-c"],
+        "node" | "nodejs" | "bun" => &["-e", "--eval", "-p", "--print"],
+        "deno" => &["eval"],
+        "ruby" | "perl" => &["-e", "-E"],
+        "php" => &["-r"],
+        _ => return None,
+    })
+}
+
+/// The inline code an interpreter runs: the value of its code option, or,
+/// without a script operand, what is fed to its standard input.
+pub(crate) fn inline_code(inv: &Invocation, stdin: &[String]) -> Option<String> {
+    let options = code_options(&inv.program)?;
+    let mut args = inv.args.iter();
+    while let Some(arg) = args.next() {
+        if options.contains(&arg.as_str()) {
+            return args.next().cloned();
+        }
+        if let Some(attached) = options
+            .iter()
+            .filter(|o| o.len() == 2)
+            .find_map(|o| arg.strip_prefix(o))
+        {
+            if !attached.is_empty() && arg.starts_with('-') && !arg.starts_with("--") {
+                return Some(attached.to_string());
+            }
+        }
+        if arg == "-" || !arg.starts_with('-') {
+            break;
+        }
+    }
+    let has_script = inv.args.iter().any(|a| !a.starts_with('-'));
+    (!has_script && !stdin.is_empty()).then(|| stdin.join("\n"))
+}
+
+/// The text a pipeline stage writes to its standard output when it is
+/// plainly visible: `echo`/`printf` arguments, or `cat` of a heredoc.
+pub(crate) fn visible_output(inv: &Invocation, stdin: &[String]) -> Option<String> {
+    match inv.program.as_str() {
+        "echo" | "printf" => {
+            let args: Vec<&str> = inv
+                .args
+                .iter()
+                .map(String::as_str)
+                .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .collect();
+            // printf (and echo -e) turn `\n` into a line break: a separator.
+            Some(args.join(" ").replace("\\n", "\n").replace("\\t", "\t"))
+        }
+        "cat" if inv.args.iter().all(|a| a.starts_with('-')) && !stdin.is_empty() => {
+            Some(stdin.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// The commands hidden in one invocation. `stdin` is what heredocs and
+/// here-strings feed it, `piped_in` the visible output of the previous
+/// pipeline stage, `code` its inline interpreter code.
+pub(crate) fn nested(
+    inv: &Invocation,
+    stdin: &[String],
+    piped_in: Option<&str>,
+    code: Option<&str>,
+) -> Vec<Nested> {
+    let args = &inv.args;
+    let program = inv.program.as_str();
+    let mut out = Vec::new();
+    if is_shell(program) {
+        let c_flag = args
+            .iter()
+            .position(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains('c'));
+        match c_flag {
+            Some(pos) => {
+                if let Some(script) = args[pos + 1..].iter().find(|a| !a.starts_with('-')) {
+                    out.push(Nested::Script(script.clone()));
+                }
+            }
+            None if args.iter().all(|a| a.starts_with('-')) => {
+                out.extend(stdin.iter().cloned().map(Nested::Script));
+                out.extend(piped_in.map(|s| Nested::Script(s.to_string())));
+            }
+            None => {}
+        }
+        return out;
+    }
+    let stdin_scripts = || {
+        stdin
+            .iter()
+            .map(String::as_str)
+            .chain(piped_in)
+            .map(|s| Nested::Script(s.to_string()))
+            .collect::<Vec<_>>()
+    };
+    match program {
+        "eval" => out.push(Nested::Script(args.join(" "))),
+        "su" | "runuser" | "script" => {
+            let mut iter = args.iter();
+            while let Some(arg) = iter.next() {
+                if arg == "-c" || arg == "--command" {
+                    out.extend(iter.next().cloned().map(Nested::Script));
+                } else if let Some(script) = arg.strip_prefix("--command=") {
+                    out.push(Nested::Script(script.to_string()));
+                }
+            }
+            if out.is_empty() && program != "script" {
+                out = stdin_scripts();
+            }
+        }
+        // `at`/`batch` run their standard input later, through a shell.
+        "at" | "batch"
+            if !args
+                .iter()
+                .any(|a| a.starts_with("-f") || a == "-l" || a == "-d" || a == "-r") =>
+        {
+            out = stdin_scripts()
+        }
+        "docker" | "podman" if args.first().is_some_and(|a| a == "exec") => {
+            let (mut i, values) = (
+                1,
+                [
+                    "-e",
+                    "--env",
+                    "-u",
+                    "--user",
+                    "-w",
+                    "--workdir",
+                    "--env-file",
+                    "--detach-keys",
+                ],
+            );
+            while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
+                i += if values.contains(&arg.as_str()) { 2 } else { 1 };
+            }
+            if let Some(argv) = args.get(i + 1..).filter(|a| !a.is_empty()) {
+                out.push(Nested::Argv(argv.to_vec()));
+            }
+        }
+        "kubectl" | "oc" if args.iter().any(|a| a == "exec") => {
+            if let Some(dash) = args.iter().position(|a| a == "--") {
+                out.push(Nested::Argv(args[dash + 1..].to_vec()));
+            }
+        }
+        // `parallel CMD ::: ARGS`: the command gets the arguments.
+        "parallel" => {
+            let start = args
+                .iter()
+                .position(|a| !a.starts_with('-'))
+                .unwrap_or(args.len());
+            let mut argv: Vec<String> = args[start..]
+                .iter()
+                .take_while(|a| *a != ":::")
+                .cloned()
+                .collect();
+            argv.extend(
+                args[start..]
+                    .iter()
+                    .skip_while(|a| *a != ":::")
+                    .filter(|a| *a != ":::")
+                    .cloned(),
+            );
+            if !argv.is_empty() {
+                out.push(Nested::Argv(argv));
+            }
+        }
+        "ssh" => {
+            let mut i = 0;
+            while let Some(arg) = args.get(i) {
+                if !arg.starts_with('-') {
+                    break;
+                }
+                let takes_value = arg.len() == 2 && "bcDEeFIiJLlmOopQRSWw".contains(&arg[1..]);
+                i += if takes_value { 2 } else { 1 };
+            }
+            let remote = args.get(i + 1..).unwrap_or(&[]).join(" ");
+            if !remote.is_empty() {
+                out.push(Nested::Script(remote));
+            }
+        }
+        "find" => {
+            let mut iter = args.iter();
+            while let Some(arg) = iter.next() {
+                if matches!(arg.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                    let argv: Vec<String> = iter
+                        .by_ref()
+                        .take_while(|a| *a != ";" && *a != "+")
+                        .cloned()
+                        .collect();
+                    out.push(Nested::Argv(argv));
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(code) = code {
+        out.extend(
+            shell_strings_in_code(code, matches!(program, "ruby" | "perl" | "php"))
+                .into_iter()
+                .map(Nested::Script),
+        );
+    }
+    out
+}
+
+fn call_regex() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(concat!(
+            r#"\b(?:system|exec|execSync|execFileSync|spawn|spawnSync|popen|run|call|check_call|check_output|Popen|getoutput|getstatusoutput|shell_exec|passthru|proc_open)"#,
+            r#"\s*\(\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`)"#
+        ))
+        .ok()
+    })
+    .as_ref()
+}
+
+fn quoted_regex() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r#""((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`]*)`"#).ok())
+        .as_ref()
+}
+
+/// Shell command strings passed to `system(...)`-like calls in interpreter
+/// code (a list literal is joined with spaces), plus standalone backtick
+/// strings for languages where backticks run a command.
+pub(crate) fn shell_strings_in_code(code: &str, backticks_run: bool) -> Vec<String> {
+    let (Some(call), Some(quoted)) = (call_regex(), quoted_regex()) else {
+        return Vec::new();
+    };
+    let strings_of = |text: &str| -> Vec<String> {
+        quoted
+            .captures_iter(text)
+            .filter_map(|c| c.get(1).or(c.get(2)).or(c.get(3)))
+            .map(|m| m.as_str().replace("\\'", "'").replace("\\\"", "\""))
+            .collect()
+    };
+    let mut out = Vec::new();
+    for caps in call.captures_iter(code) {
+        let Some(arg) = caps.get(1) else { continue };
+        let parts = strings_of(arg.as_str());
+        if arg.as_str().starts_with('[') {
+            out.push(parts.join(" "));
+        } else {
+            out.extend(parts);
+        }
+    }
+    if backticks_run {
+        out.extend(
+            quoted
+                .captures_iter(code)
+                .filter_map(|c| c.get(3))
+                .map(|m| m.as_str().to_string()),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inv(program: &str, args: &[&str]) -> Invocation {
+        Invocation {
+            program: program.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            ..Invocation::default()
+        }
+    }
+
+    #[test]
+    fn shell_c_string_and_stdin() {
+        assert_eq!(
+            nested(&inv("bash", &["-ec", "rm -rf /"]), &[], None, None),
+            vec![Nested::Script("rm -rf /".into())]
+        );
+        assert_eq!(
+            nested(&inv("sh", &[]), &["git reset --hard\n".into()], None, None),
+            vec![Nested::Script("git reset --hard\n".into())]
+        );
+        assert_eq!(
+            nested(&inv("bash", &["-s"]), &[], Some("rm -rf ~"), None),
+            vec![Nested::Script("rm -rf ~".into())]
+        );
+        assert!(nested(&inv("bash", &["script.sh"]), &["x".into()], Some("y"), None).is_empty());
+    }
+
+    #[test]
+    fn find_exec_and_ssh() {
+        let got = nested(
+            &inv(
+                "find",
+                &[".", "-name", "x", "-exec", "rm", "-rf", "{}", ";"],
+            ),
+            &[],
+            None,
+            None,
+        );
+        assert_eq!(
+            got,
+            vec![Nested::Argv(vec!["rm".into(), "-rf".into(), "{}".into()])]
+        );
+        let got = nested(
+            &inv("ssh", &["-p", "22", "host", "rm", "-rf", "/"]),
+            &[],
+            None,
+            None,
+        );
+        assert_eq!(got, vec![Nested::Script("rm -rf /".into())]);
+    }
+
+    #[test]
+    fn interpreter_code() {
+        assert_eq!(
+            inline_code(&inv("python3", &["-c", "print(1)"]), &[]),
+            Some("print(1)".into())
+        );
+        assert_eq!(
+            inline_code(&inv("python3", &["script.py", "-c", "x"]), &[]),
+            None
+        );
+        assert_eq!(
+            inline_code(&inv("node", &["-e", "x"]), &[]),
+            Some("x".into())
+        );
+        assert_eq!(
+            inline_code(&inv("python", &[]), &["import os".into()]),
+            Some("import os".into())
+        );
+        let code = "import subprocess; subprocess.run(['git', 'reset', '--hard']); os.system(\"rm -rf /\")";
+        assert_eq!(
+            shell_strings_in_code(code, false),
+            vec!["git reset --hard", "rm -rf /"]
+        );
+        assert_eq!(
+            shell_strings_in_code("x = `rm -rf ~`", true),
+            vec!["rm -rf ~"]
+        );
+        assert!(shell_strings_in_code("print('rm -rf /')", false).is_empty());
+    }
+}

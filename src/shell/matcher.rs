@@ -1,0 +1,261 @@
+//! Evaluating one rule against one command.
+//!
+//! The command arrives as a [`Unit`]: its effective program (wrappers
+//! already stripped), its arguments, and what surrounds it (redirections,
+//! heredocs, inline code, the programs later in its pipeline). Arguments are
+//! split into flags and operands here, using the program's value options so
+//! that `git -C dir reset` has subcommand `reset`.
+
+use super::paths::classify_path;
+use super::rules::{CompiledRule, ShellRule};
+use super::ShellContext;
+
+/// One command as the rules see it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Unit<'a> {
+    /// The effective program's bare name.
+    pub program: &'a str,
+    /// Its arguments.
+    pub args: &'a [String],
+    /// `VAR=value` assignments in front of it.
+    pub assignments: &'a [String],
+    /// Redirection targets.
+    pub redirects: &'a [String],
+    /// Heredoc bodies and here-strings fed to it.
+    pub stdin: &'a [String],
+    /// Inline interpreter code, if any.
+    pub code: Option<&'a str>,
+    /// Programs later in the same pipeline (or consuming the output).
+    pub downstream: Downstream<'a>,
+    /// Run by `xargs`: more operands arrive from stdin.
+    pub via_xargs: bool,
+}
+
+/// The programs that read a command's output: later stages of its pipeline
+/// (distinct names with the index of their last stage, so that long
+/// pipelines stay linear) and the consumers of the whole script.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Downstream<'a> {
+    /// Distinct program names of the pipeline with their last stage index.
+    pub stages: &'a [(String, usize)],
+    /// The index of the command itself: only later stages count.
+    pub position: usize,
+    /// Programs consuming the output of the whole script.
+    pub consumers: &'a [String],
+}
+
+impl Downstream<'_> {
+    /// Whether some downstream program satisfies `test`.
+    pub fn any(&self, test: impl Fn(&str) -> bool) -> bool {
+        self.stages
+            .iter()
+            .any(|(name, last)| *last > self.position && test(name))
+            || self.consumers.iter().any(|c| test(c))
+    }
+
+    /// The downstream program names, as a list.
+    pub fn names(self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .stages
+            .iter()
+            .filter(|(_, last)| *last > self.position)
+            .map(|(n, _)| n.clone())
+            .collect();
+        out.extend(self.consumers.iter().cloned());
+        out
+    }
+}
+
+/// Whether `name` matches a program pattern (`git`, or `mkfs*`).
+pub(crate) fn program_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => pattern == name,
+    }
+}
+
+/// Splits arguments into flags and operands. Values of `value_options` are
+/// dropped; everything after `--` is an operand.
+pub(crate) fn split_args<'a>(
+    args: &'a [String],
+    value_options: &[String],
+) -> (Vec<&'a str>, Vec<&'a str>) {
+    let mut flags = Vec::new();
+    let mut operands = Vec::new();
+    let mut options_ended = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if options_ended {
+            operands.push(arg.as_str());
+        } else if arg == "--" {
+            options_ended = true;
+        } else if arg.len() > 1 && arg.starts_with('-') {
+            flags.push(arg.as_str());
+            if value_options.iter().any(|v| v == arg) {
+                iter.next();
+            }
+        } else {
+            operands.push(arg.as_str());
+        }
+    }
+    (flags, operands)
+}
+
+/// Whether a flag spec is present: `-r` is found inside combined short
+/// flags (`-rf`), `--force` matches `--force` and `--force=…`, and a
+/// single-dash word (`-delete`) matches exactly.
+pub(crate) fn flag_present(spec: &str, flags: &[&str]) -> bool {
+    if spec.starts_with("--") {
+        return flags.iter().any(|f| {
+            f == &spec
+                || f.strip_prefix(spec)
+                    .is_some_and(|rest| rest.starts_with('='))
+        });
+    }
+    let mut letters = spec.get(1..).unwrap_or("").chars();
+    match (letters.next(), letters.next()) {
+        (Some(letter), None) => flags
+            .iter()
+            .any(|f| !f.starts_with("--") && f.get(1..).is_some_and(|l| l.contains(letter))),
+        _ => flags.iter().any(|f| {
+            f == &spec
+                || f.strip_prefix(spec)
+                    .is_some_and(|rest| rest.starts_with('='))
+        }),
+    }
+}
+
+/// Whether `rule` matches `unit`.
+pub(crate) fn matches(
+    rule: &ShellRule,
+    compiled: &CompiledRule,
+    unit: &Unit,
+    value_options: &[String],
+    ctx: &ShellContext,
+) -> bool {
+    if !rule.command.is_empty()
+        && !rule
+            .command
+            .iter()
+            .any(|p| program_matches(p, unit.program))
+    {
+        return false;
+    }
+    let (flags, mut operands) = split_args(unit.args, value_options);
+    if !rule.subcommand.is_empty() {
+        let matched = rule.subcommand.iter().find_map(|alt| {
+            let words: Vec<&str> = alt.split_whitespace().collect();
+            (operands.len() >= words.len() && operands[..words.len()] == words[..])
+                .then_some(words.len())
+        });
+        match matched {
+            Some(n) => {
+                operands.drain(..n);
+            }
+            None => return false,
+        }
+    }
+    if !rule
+        .flags
+        .iter()
+        .all(|group| group.iter().any(|f| flag_present(f, &flags)))
+    {
+        return false;
+    }
+    if !rule.any_flag.is_empty() && !rule.any_flag.iter().any(|f| flag_present(f, &flags)) {
+        return false;
+    }
+    if rule.no_flag.iter().any(|f| flag_present(f, &flags)) {
+        return false;
+    }
+    if let Some(skip) = &compiled.skip_args {
+        operands.retain(|o| !skip.is_match(o));
+    }
+    if !rule.targets.is_empty() {
+        let hit = operands
+            .iter()
+            .any(|o| rule.targets.contains(&classify_path(o, ctx)));
+        let from_stdin = unit.via_xargs && rule.targets.contains(&super::PathClass::Other);
+        if !hit && !from_stdin {
+            return false;
+        }
+    }
+    if let Some(re) = &compiled.args {
+        if !operands.iter().any(|o| re.is_match(o)) {
+            return false;
+        }
+    }
+    if let Some(re) = &compiled.redirect {
+        if !unit.redirects.iter().any(|r| re.is_match(r)) {
+            return false;
+        }
+    }
+    if let Some(re) = &compiled.stdin {
+        if !unit.stdin.iter().any(|s| re.is_match(s)) {
+            return false;
+        }
+    }
+    if let Some(re) = &compiled.code {
+        if !unit.code.is_some_and(|c| re.is_match(c)) {
+            return false;
+        }
+    }
+    if !rule.pipe_to.is_empty()
+        && !unit
+            .downstream
+            .any(|d| rule.pipe_to.iter().any(|p| program_matches(p, d)))
+    {
+        return false;
+    }
+    if let Some(re) = &compiled.context {
+        let joined: Vec<&str> = unit
+            .assignments
+            .iter()
+            .chain(unit.args)
+            .map(String::as_str)
+            .collect();
+        if !re.is_match(&joined.join(" ")) {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn flags_in_any_spelling() {
+        for line in [["-rf"], ["-fr"], ["-Rf"], ["-vrf"]] {
+            assert!(
+                flag_present("-r", &line) || flag_present("-R", &line),
+                "{line:?}"
+            );
+            assert!(flag_present("-f", &line), "{line:?}");
+        }
+        assert!(flag_present("--force", &["--force=true"]));
+        assert!(!flag_present("--force", &["--force-with-lease"]));
+        assert!(flag_present("-delete", &["-delete"]));
+        assert!(!flag_present("-d", &["--dry-run"]));
+    }
+
+    #[test]
+    fn split_honours_value_options_and_double_dash() {
+        let args = strings(&["-C", "/repo", "reset", "--hard", "--", "-weird"]);
+        let (flags, operands) = split_args(&args, &strings(&["-C"]));
+        assert_eq!(flags, vec!["-C", "--hard"]);
+        assert_eq!(operands, vec!["reset", "-weird"]);
+    }
+
+    #[test]
+    fn program_patterns() {
+        assert!(program_matches("mkfs*", "mkfs.ext4"));
+        assert!(program_matches("git", "git"));
+        assert!(!program_matches("git", "gitk"));
+    }
+}

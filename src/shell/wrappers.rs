@@ -1,0 +1,364 @@
+//! Wrapper stripping: find the program a command line really runs.
+//!
+//! `sudo -u root env FOO=1 nice -n 5 /bin/rm -rf x` runs `rm -rf x`. Each
+//! wrapper is skipped together with its own options (and their values), so
+//! that the rules only ever see the effective program, written as a bare
+//! name (`/usr/bin/git` and `\git` are `git`). Wrappers that take a command
+//! *string* (`env -S`, `npx -c`, `watch`) hand that string back as a script
+//! to examine at the next depth.
+
+/// The effective program of a simple command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Invocation {
+    /// The program's bare name (empty when the command runs nothing, e.g.
+    /// only assignments, or `command -v git`).
+    pub program: String,
+    /// Index of the program word among the command's words.
+    pub program_index: usize,
+    /// The arguments after the program.
+    pub args: Vec<String>,
+    /// `VAR=value` assignments seen before the program (also via `env`).
+    pub assignments: Vec<String>,
+    /// The program is run by `xargs`: it gets more operands from stdin.
+    pub via_xargs: bool,
+    /// Command strings a wrapper runs through a shell (`env -S`, `watch`).
+    pub scripts: Vec<String>,
+}
+
+/// The bare name of a program word: `/usr/bin/git` → `git`.
+pub(crate) fn program_name(word: &str) -> &str {
+    let trimmed = word.trim_start_matches('\\');
+    match trimmed.rfind('/') {
+        Some(slash) if slash + 1 < trimmed.len() => &trimmed[slash + 1..],
+        _ => trimmed,
+    }
+}
+
+fn is_short_flag(word: &str, letter: char) -> bool {
+    word.len() > 1 && word.starts_with('-') && !word.starts_with("--") && word[1..].contains(letter)
+}
+
+/// `NAME=value` (or `NAME+=value`) with a valid shell name.
+pub(crate) fn is_assignment(word: &str) -> bool {
+    let Some(eq) = word.find('=') else {
+        return false;
+    };
+    let name = word[..eq].strip_suffix('+').unwrap_or(&word[..eq]);
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Skips options starting at `i`. `short_values` lists the short options
+/// that take a value, `long_values` the long ones (`--opt value`). Stops at
+/// the first operand or after `--`. Returns the index of the first operand
+/// and whether one of `stop_flags` (short letters) was seen.
+fn skip_options(
+    words: &[String],
+    mut i: usize,
+    short_values: &str,
+    long_values: &[&str],
+    stop_flags: &str,
+) -> (usize, bool) {
+    let mut stopped = false;
+    while let Some(word) = words.get(i) {
+        if word == "--" {
+            return (i + 1, stopped);
+        }
+        if !word.starts_with('-') || word.len() < 2 {
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let takes_value = !long.contains('=')
+                && long_values
+                    .iter()
+                    .any(|v| v.trim_start_matches('-') == long);
+            i += if takes_value { 2 } else { 1 };
+            continue;
+        }
+        let letters = &word[1..];
+        let mut step = 1;
+        for (pos, letter) in letters.char_indices() {
+            if stop_flags.contains(letter) {
+                stopped = true;
+            }
+            if short_values.contains(letter) {
+                if pos + letter.len_utf8() == letters.len() {
+                    step = 2;
+                }
+                break;
+            }
+        }
+        i += step;
+    }
+    (i, stopped)
+}
+
+/// Finds the effective program of a command's words.
+pub(crate) fn resolve(words: &[String]) -> Invocation {
+    let mut out = Invocation::default();
+    let mut i = 0;
+    for _ in 0..64 {
+        let Some(word) = words.get(i) else { return out };
+        if is_assignment(word) {
+            out.assignments.push(word.clone());
+            i += 1;
+            continue;
+        }
+        // Lowercase: case-insensitive filesystems (macOS) run `RM` as `rm`.
+        let lowered = program_name(word).to_lowercase();
+        let name = lowered.as_str();
+        let next = |s: &str| words.get(i + 1).is_some_and(|w| w == s);
+        let (after, stop) = match name {
+            "sudo" => skip_options(
+                words,
+                i + 1,
+                "ughpCDrtUTc",
+                &[
+                    "--user",
+                    "--group",
+                    "--host",
+                    "--prompt",
+                    "--close-from",
+                    "--chdir",
+                    "--role",
+                    "--type",
+                    "--other-user",
+                    "--command-timeout",
+                    "--login-class",
+                ],
+                "elvkKV",
+            ),
+            "doas" => skip_options(words, i + 1, "uC", &[], "L"),
+            "env" => match env_options(words, i + 1, &mut out) {
+                Some(after) => (after, false),
+                None => return out,
+            },
+            "nohup" | "builtin" | "setsid" | "unbuffer" | "chronic" | "nocache" | "busybox" => {
+                skip_options(words, i + 1, "", &[], "")
+            }
+            "time" => skip_options(words, i + 1, "fo", &["--format", "--output"], ""),
+            "nice" => skip_options(words, i + 1, "n", &["--adjustment"], ""),
+            "ionice" => skip_options(words, i + 1, "cn", &["--class", "--classdata"], "pPu"),
+            "timeout" => {
+                let (after, _) =
+                    skip_options(words, i + 1, "sk", &["--signal", "--kill-after"], "");
+                (after + 1, false)
+            }
+            "command" => skip_options(words, i + 1, "", &[], "vV"),
+            "exec" => skip_options(words, i + 1, "a", &[], ""),
+            "stdbuf" => skip_options(words, i + 1, "ioe", &["--input", "--output", "--error"], ""),
+            "strace" | "ltrace" => {
+                skip_options(words, i + 1, "oepsuEIbPXa", &["--output", "--trace"], "")
+            }
+            "xargs" => {
+                out.via_xargs = true;
+                skip_options(
+                    words,
+                    i + 1,
+                    "ILnPsdEa",
+                    &[
+                        "--max-lines",
+                        "--max-args",
+                        "--max-procs",
+                        "--max-chars",
+                        "--delimiter",
+                        "--eof",
+                        "--arg-file",
+                        "--process-slot-var",
+                    ],
+                    "",
+                )
+            }
+            "npx" | "pnpx" | "bunx" | "uvx" => {
+                if let Some(pos) = words[i + 1..]
+                    .iter()
+                    .position(|w| w == "-c" || w == "--call")
+                {
+                    if let Some(script) = words.get(i + 2 + pos) {
+                        out.scripts.push(script.clone());
+                    }
+                    return out;
+                }
+                skip_options(
+                    words,
+                    i + 1,
+                    "p",
+                    &["--package", "--from", "--with", "--python"],
+                    "",
+                )
+            }
+            "npm" | "pnpm" | "yarn" if next("exec") || next("dlx") || next("x") => {
+                skip_options(words, i + 2, "p", &["--package"], "")
+            }
+            "uv" if next("run") => skip_options(
+                words,
+                i + 2,
+                "p",
+                &[
+                    "--with",
+                    "--from",
+                    "--python",
+                    "--directory",
+                    "--project",
+                    "--package",
+                    "--env-file",
+                    "--extra",
+                    "--group",
+                    "--index",
+                ],
+                "",
+            ),
+            "poetry" | "pipenv" | "pdm" | "hatch" if next("run") => (i + 2, false),
+            "bundle" if next("exec") => (i + 2, false),
+            "watch" => {
+                let (after, _) = skip_options(words, i + 1, "nq", &["--interval"], "");
+                let joined = words.get(after..).unwrap_or(&[]).join(" ");
+                if !joined.is_empty() {
+                    out.scripts.push(joined);
+                }
+                return out;
+            }
+            _ => {
+                out.program = name.to_string();
+                out.program_index = i;
+                out.args = words[i + 1..].to_vec();
+                return out;
+            }
+        };
+        if stop {
+            // `command -v git`, `sudo -l`: a query, nothing runs.
+            return out;
+        }
+        if name == "sudo"
+            && after >= words.len()
+            && words[i + 1..].iter().any(|w| {
+                is_short_flag(w, 's') || is_short_flag(w, 'i') || w == "--shell" || w == "--login"
+            })
+        {
+            // `sudo -s` / `sudo -i` alone: an interactive shell reading stdin.
+            out.program = "sh".into();
+            out.program_index = i;
+            return out;
+        }
+        i = after;
+    }
+    out
+}
+
+/// `env`'s options. Returns the index after them, or `None` when `env -S`
+/// handed over a command string (recorded in `out.scripts`).
+fn env_options(words: &[String], mut i: usize, out: &mut Invocation) -> Option<usize> {
+    while let Some(word) = words.get(i) {
+        match word.as_str() {
+            "--" => return Some(i + 1),
+            "-u" | "-C" | "-P" | "--unset" | "--chdir" => i += 2,
+            "-S" | "--split-string" => {
+                let rest = words.get(i + 1..).unwrap_or(&[]).join(" ");
+                out.scripts.push(rest);
+                return None;
+            }
+            w if w.starts_with("--split-string=") => {
+                let mut rest = vec![w["--split-string=".len()..].to_string()];
+                rest.extend(words.get(i + 1..).unwrap_or(&[]).iter().cloned());
+                out.scripts.push(rest.join(" "));
+                return None;
+            }
+            w if w.starts_with("-S") => {
+                let mut rest = vec![w[2..].to_string()];
+                rest.extend(words.get(i + 1..).unwrap_or(&[]).iter().cloned());
+                out.scripts.push(rest.join(" "));
+                return None;
+            }
+            w if w.starts_with('-') => i += 1,
+            _ => return Some(i),
+        }
+    }
+    Some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(line: &str) -> (String, Vec<String>) {
+        let words: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let inv = resolve(&words);
+        (inv.program, inv.args)
+    }
+
+    #[test]
+    fn strips_common_wrappers() {
+        let cases = [
+            ("sudo rm -rf /", "rm"),
+            ("sudo -u root -H rm x", "rm"),
+            ("sudo -uroot rm x", "rm"),
+            ("sudo -- rm x", "rm"),
+            ("doas -u admin rm x", "rm"),
+            ("env -i FOO=1 BAR=2 git reset", "git"),
+            ("env -u HOME -C /tmp git reset", "git"),
+            ("FOO=1 BAR=x git reset", "git"),
+            ("nohup nice -n 19 ionice -c 3 git gc", "git"),
+            ("time -p git status", "git"),
+            ("timeout 10 rm -rf x", "rm"),
+            ("timeout -s KILL -k 5 30s rm x", "rm"),
+            ("command git reset", "git"),
+            ("builtin command exec -a foo git reset", "git"),
+            ("stdbuf -oL -e 0 git log", "git"),
+            ("xargs -0 -n 1 -I {} rm -rf {}", "rm"),
+            ("/bin/rm -rf x", "rm"),
+            ("\\rm -rf x", "rm"),
+            ("npx -y prisma migrate deploy", "prisma"),
+            ("npm exec -- prisma migrate", "prisma"),
+            ("uv run alembic upgrade head", "alembic"),
+            ("bundle exec rake db:migrate", "rake"),
+            ("strace -f -o out.txt rm x", "rm"),
+            ("SUDO /BIN/RM x", "rm"),
+        ];
+        for (line, program) in cases {
+            assert_eq!(run(line).0, program, "{line}");
+        }
+        assert_eq!(run("sudo rm -rf /").1, vec!["-rf", "/"]);
+    }
+
+    #[test]
+    fn queries_and_bare_assignments_run_nothing() {
+        for line in [
+            "command -v rm",
+            "command -V git",
+            "sudo -l",
+            "FOO=1",
+            "ionice -p 123",
+            "xargs",
+        ] {
+            assert_eq!(run(line).0, "", "{line}");
+        }
+    }
+
+    #[test]
+    fn command_strings_become_scripts() {
+        let words: Vec<String> = ["env", "-S", "rm -rf /"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(resolve(&words).scripts, vec!["rm -rf /"]);
+        let words: Vec<String> = ["watch", "-n", "5", "rm", "-rf", "x"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(resolve(&words).scripts, vec!["rm -rf x"]);
+        assert!(resolve(&words).program.is_empty());
+    }
+
+    #[test]
+    fn assignment_shape() {
+        assert!(is_assignment("A=1"));
+        assert!(is_assignment("_x+=y"));
+        assert!(!is_assignment("1A=2"));
+        assert!(!is_assignment("--opt=1"));
+        assert!(
+            is_assignment("of=/dev/sda"),
+            "shape only: operands after a program are never assignments"
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! guard on the real agent CLIs (Claude Code, Codex CLI, Gemini CLI), offline
+//! against the stub model: the hook is registered in a fresh HOME, the real
+//! CLI calls it, and the test checks what reached the model and what ran.
+//!
+//! guard is wired in with `guard install --agent X` (see `e2e::guard::guarded`).
+//! Needs the pinned CLIs:
+//! `tests/e2e/install-agents.sh`; `GUARD_E2E=skip` skips on purpose.
+
+mod e2e;
+
+use e2e::guard::{guarded, unverified, GuardSettings};
+use e2e::{Agent, Role, Turn};
+use serde_json::json;
+
+/// An ordinary answer passes: one model call, no feedback, guard logged an allow.
+fn ordinary_answer_is_not_blocked(agent: Agent) {
+    let Some((sandbox, judge)) = guarded(
+        agent,
+        "guard-ordinary",
+        json!({"nonce": "__NONCE__", "unverified_push": true}),
+    ) else {
+        return;
+    };
+    sandbox.script(&[Turn::text(
+        "E2E-ORDINARY: here is the summary you asked for.",
+    )]);
+    let run = sandbox.run("Summarize the README.");
+    run.assert_success();
+    assert_eq!(
+        run.calls().len(),
+        1,
+        "guard blocked an ordinary answer\n{}",
+        run.debug()
+    );
+    assert!(run.answer().contains("E2E-ORDINARY"), "{}", run.debug());
+    assert!(
+        judge.calls().is_empty(),
+        "no keyword hit, so no judge call: {:?}",
+        judge.calls()
+    );
+    let decisions = sandbox.decisions();
+    assert!(
+        !decisions.is_empty(),
+        "guard wrote no decision record\n{}",
+        run.debug()
+    );
+}
+
+/// A gate whose judge cannot answer fails safe: the shell command does not run
+/// and the model is told why.
+fn gate_fails_safe_when_the_judge_hangs(agent: Agent) {
+    let Some((sandbox, judge)) = guarded(
+        agent,
+        "guard-gate-judge-hangs",
+        json!({"nonce": "__NONCE__", "dangerous": true}),
+    ) else {
+        return;
+    };
+    judge.hang();
+    sandbox.script(&[Turn::shell_then(
+        "echo launch > e2e-marker.txt",
+        "E2E-AFTER-GATE",
+    )]);
+    let run = sandbox.run("Launch it.");
+    run.assert_success();
+    assert!(
+        !sandbox.work.join("e2e-marker.txt").exists(),
+        "the gated command ran\n{}",
+        run.debug()
+    );
+    let calls = run.calls();
+    let results = calls
+        .last()
+        .map(|c| c.texts(Role::ToolResult).join("\n"))
+        .unwrap_or_default();
+    assert!(
+        results.contains("E2E-GUARD-LAUNCH"),
+        "guard's reason did not reach the model\n{}",
+        run.debug()
+    );
+    assert_eq!(
+        judge.calls(),
+        ["e2e-launch"],
+        "the judge was asked, and hung"
+    );
+}
+
+/// Push without verification: guard blocks the turn end, its reason reaches the
+/// model as a user turn, the model answers with verification, guard allows.
+fn push_without_verification_is_blocked_then_allowed(agent: Agent) {
+    let Some((sandbox, judge)) = guarded(agent, "guard-push-unverified", unverified()) else {
+        return;
+    };
+    sandbox.script(&[
+        Turn::text("E2E-VERIFIED: ran cargo test (12 passed), then pushed.")
+            .when_last_user_contains("E2E-GUARD-PUSH"),
+        Turn::text("Fixed the bug. Pushing to main now."),
+    ]);
+    let run = sandbox.run("Fix the bug and push.");
+    run.assert_success();
+    let calls = run.calls();
+    assert_eq!(
+        calls.len(),
+        2,
+        "expected one block, then the verified answer\n{}",
+        run.debug()
+    );
+    assert!(
+        calls[1].last_user().contains("E2E-GUARD-PUSH"),
+        "guard's reason is not the last user turn\n{}",
+        run.debug()
+    );
+    assert!(
+        calls[1].last_user().contains("E2E-JUDGE"),
+        "the judge's reason is missing\n{}",
+        run.debug()
+    );
+    assert!(run.answer().contains("E2E-VERIFIED"), "{}", run.debug());
+    assert_eq!(
+        judge.calls(),
+        ["e2e-push"],
+        "the verified answer is bypassed without a judge call"
+    );
+    let verdicts: Vec<String> = sandbox
+        .decisions()
+        .iter()
+        .filter(|d| d["event"] == "stop")
+        .map(|d| d["verdict"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(verdicts, ["block", "allow"], "{}", run.debug());
+}
+
+/// A judge that hangs at a turn end: the turn end is allowed (fail open) within
+/// guard's deadline, so the run ends with the first answer.
+fn turn_end_is_allowed_when_the_judge_hangs(agent: Agent) {
+    let Some((sandbox, judge)) = guarded(agent, "guard-turn-end-judge-hangs", unverified()) else {
+        return;
+    };
+    judge.hang();
+    sandbox.use_e2e_detectors(
+        &judge,
+        &GuardSettings {
+            turn_end_ms: 3000,
+            ..GuardSettings::default()
+        },
+    );
+    sandbox.script(&[Turn::text("Fixed the bug. Pushing to main now.")]);
+    let run = sandbox.run("Fix the bug and push.");
+    run.assert_success();
+    assert_eq!(
+        run.calls().len(),
+        1,
+        "a hanging judge must not block\n{}",
+        run.debug()
+    );
+    let stops: Vec<serde_json::Value> = sandbox
+        .decisions()
+        .into_iter()
+        .filter(|d| d["event"] == "stop")
+        .collect();
+    assert_eq!(stops.len(), 1, "{stops:?}");
+    assert_eq!(stops[0]["verdict"], "allow", "{stops:?}");
+    assert_eq!(judge.calls(), ["e2e-push"], "the judge was asked, and hung");
+    // guard's own clock: the hook answered at its deadline (3 s), not when the
+    // judge would have finished (600 s); the margin absorbs a loaded machine.
+    let latency = stops[0]["latency_ms"].as_f64().unwrap_or(f64::MAX);
+    assert!(
+        latency < 8000.0,
+        "guard answered after {latency} ms: {stops:?}"
+    );
+}
+
+/// Loop guard: a model that never verifies is blocked `max_blocks` times, then
+/// its turn end is allowed with a message.
+fn loop_guard_releases_a_stuck_turn(agent: Agent) {
+    let Some((sandbox, _judge)) = guarded(agent, "guard-loop-guard", unverified()) else {
+        return;
+    };
+    sandbox.script(&[Turn::text("Fixed the bug. Pushing to main now.")]);
+    let run = sandbox.run("Fix the bug and push.");
+    run.assert_success();
+    let calls = run.calls();
+    assert_eq!(
+        calls.len(),
+        4,
+        "three blocks (max_blocks 3), then released\n{}",
+        run.debug()
+    );
+    for call in &calls[1..] {
+        assert!(
+            call.last_user().contains("E2E-GUARD-PUSH"),
+            "each retry follows guard's feedback\n{}",
+            run.debug()
+        );
+    }
+    let verdicts: Vec<String> = sandbox
+        .decisions()
+        .iter()
+        .filter(|d| d["event"] == "stop")
+        .map(|d| d["verdict"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["block", "block", "block", "allow"],
+        "{}",
+        run.debug()
+    );
+}
+
+/// A destructive shell command (force-push to main) is denied by the built-in
+/// shell rules: the marker after it is never created, the model is told why.
+fn destructive_command_is_denied(agent: Agent) {
+    let Some((sandbox, _judge)) = guarded(agent, "guard-destructive", unverified()) else {
+        return;
+    };
+    sandbox.script(&[Turn::shell_then(
+        "git push --force origin main; echo ran > e2e-marker.txt",
+        "E2E-AFTER-GATE",
+    )]);
+    let run = sandbox.run("Publish the fix.");
+    run.assert_success();
+    assert!(
+        !sandbox.work.join("e2e-marker.txt").exists(),
+        "the destructive command ran\n{}",
+        run.debug()
+    );
+    let calls = run.calls();
+    let results = calls
+        .last()
+        .map(|c| c.texts(Role::ToolResult).join("\n"))
+        .unwrap_or_default();
+    assert!(
+        results.contains("guard [dangerous-command]"),
+        "guard's reason did not reach the model\n{}",
+        run.debug()
+    );
+}
+
+/// The built-in `commit-before-verification` detector on a real agent: an
+/// unverified push proposal is blocked with the detector's reason and the
+/// judge's; the answer that reports test counts passes by a bypass, unjudged.
+fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
+    let Some((sandbox, judge)) = guarded(agent, "guard-builtin-commit", unverified()) else {
+        return;
+    };
+    let settings = GuardSettings {
+        builtin_turn_end: true,
+        ..GuardSettings::default()
+    };
+    sandbox.use_e2e_detectors(&judge, &settings);
+    judge.answer(
+        "commit-before-verification",
+        &json!({"nonce": "__NONCE__", "new_proposal": true, "verification_reported": false,
+                "direction_query": false, "future_step_description": false,
+                "reason": "E2E-CBV: no test run is shown"}),
+    );
+    sandbox.script(&[
+        Turn::text("cargo test: 12 passed, 0 failed. Pushed it to origin.")
+            .when_last_user_contains("E2E-CBV"),
+        Turn::text("The change is ready. Shall I push it to origin now?"),
+    ]);
+    let run = sandbox.run("Make the change and push.");
+    run.assert_success();
+    let calls = run.calls();
+    assert_eq!(
+        calls.len(),
+        2,
+        "blocked once, then verified\n{}",
+        run.debug()
+    );
+    assert!(calls[1].last_user().contains("E2E-CBV"), "{}", run.debug());
+    assert!(run.answer().contains("12 passed"), "{}", run.debug());
+    let judged: Vec<String> = judge.calls();
+    assert_eq!(
+        judged
+            .iter()
+            .filter(|d| *d == "commit-before-verification")
+            .count(),
+        1,
+        "judged once; the verified answer passes by its bypass: {judged:?}"
+    );
+}
+
+macro_rules! for_each_agent {
+    ($($agent:ident => $module:ident),*) => {$(
+        mod $module {
+            use super::*;
+            #[test]
+            fn ordinary_answer_is_not_blocked() { super::ordinary_answer_is_not_blocked(Agent::$agent) }
+            #[test]
+            fn gate_fails_safe_when_the_judge_hangs() { super::gate_fails_safe_when_the_judge_hangs(Agent::$agent) }
+            #[test]
+            fn turn_end_is_allowed_when_the_judge_hangs() { super::turn_end_is_allowed_when_the_judge_hangs(Agent::$agent) }
+            #[test]
+            fn push_without_verification_is_blocked_then_allowed() {
+                super::push_without_verification_is_blocked_then_allowed(Agent::$agent)
+            }
+            #[test]
+            fn loop_guard_releases_a_stuck_turn() { super::loop_guard_releases_a_stuck_turn(Agent::$agent) }
+            #[test]
+            fn builtin_commit_detector_blocks_an_unverified_push() {
+                super::builtin_commit_detector_blocks_an_unverified_push(Agent::$agent)
+            }
+            #[test]
+            fn destructive_command_is_denied() { super::destructive_command_is_denied(Agent::$agent) }
+        }
+    )*};
+}
+
+for_each_agent!(Claude => claude, Codex => codex, Gemini => gemini);

@@ -1,0 +1,301 @@
+//! Measures the five built-in turn-end detectors' Layer 1 against the labeled
+//! corpus in `tests/corpus/turn-end.yaml`.
+//!
+//! Layer 1 must be wide (recall on block cases), must let most harmless
+//! turn ends through without a judge call (pass-through), and must never let
+//! a bypass wave through a case that has to block (bypass errors). The test
+//! prints the per-detector figures and fails under the targets.
+//!
+//! Layer 1 is the engine's own (`Engine::layer1`), run on the built-in
+//! detectors exactly as the hook path runs it: on a `stop` event whose text
+//! is cut to the default `text.max_bytes` tail.
+
+use guard::config::{Config, Mode};
+use guard::detector::load::{builtins, validate, LoadedDetector};
+use guard::detector::{DetectorSpec, FieldType, Rule};
+use guard::engine::Engine;
+use guard::event::{Event, EventKind};
+use guard::shell::ShellContext;
+use guard::verdict::{Decision, Layer1};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The five built-in turn-end detectors and their judge fields (fixed by the issue).
+const TURN_END_DETECTORS: [(&str, &[&str]); 5] = [
+    (
+        "commit-before-verification",
+        &[
+            "new_proposal",
+            "verification_reported",
+            "direction_query",
+            "future_step_description",
+        ],
+    ),
+    ("scope-check", &["new_proposal", "retraction_or_quote"]),
+    ("scope-change", &["new_proposal", "retraction_or_quote"]),
+    ("shallow-bugfix", &["new_proposal", "retraction_or_quote"]),
+    (
+        "bugfix-without-reproduction",
+        &["new_proposal", "retraction_or_quote"],
+    ),
+];
+
+const RECALL_TARGET: f64 = 0.99;
+const PASS_THROUGH_TARGET: f64 = 0.95;
+
+/// One labeled turn-end text.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    id: String,
+    lang: String,
+    text: String,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The five turn-end detectors as built in, in the order of [`TURN_END_DETECTORS`].
+fn load_detectors() -> Vec<DetectorSpec> {
+    let all = builtins().unwrap();
+    TURN_END_DETECTORS
+        .iter()
+        .map(|(name, _)| {
+            all.iter()
+                .find(|s| s.name == *name)
+                .unwrap_or_else(|| panic!("{name} is not built in"))
+                .clone()
+        })
+        .collect()
+}
+
+/// Layer 1 of every turn-end detector on one text: (outcome, matched ids) per detector.
+fn layer1(engine: &Engine, config: &Config, text: &str) -> Vec<(Layer1, Vec<String>)> {
+    let mut event = Event::new("generic", EventKind::Stop);
+    event.text = Some(text.to_string());
+    let subject = Engine::subject(&event, config);
+    let mut out = vec![(Layer1::Miss, Vec::new()); TURN_END_DETECTORS.len()];
+    for r in engine.layer1(&event, &subject, &ShellContext::default()) {
+        let ids = if r.layer1 == Layer1::Bypass {
+            r.bypasses
+        } else {
+            r.signals
+        };
+        out[r.index] = (r.layer1, ids);
+    }
+    out
+}
+
+fn load_corpus() -> Vec<Case> {
+    let path = root().join("tests/corpus/turn-end.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    serde_saphyr::from_str::<Vec<Case>>(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn detector_files_follow_the_contract() {
+    for (spec, (name, fields)) in load_detectors().iter().zip(TURN_END_DETECTORS) {
+        assert_eq!(spec.name, name);
+        assert_eq!(
+            spec.events,
+            vec![EventKind::Stop, EventKind::SubagentStop],
+            "{name}"
+        );
+        assert_eq!(spec.on_violation, Some(Decision::Block), "{name}");
+        assert!(
+            spec.keywords
+                .iter()
+                .all(|k| !k.is_empty() && k.to_lowercase() == *k),
+            "{name}: keywords are lowercase"
+        );
+        assert!(
+            spec.keywords.iter().any(|k| !k.is_ascii()),
+            "{name}: non-ASCII keywords (ja/es) expected"
+        );
+        assert!(
+            !spec.signals.is_empty() && !spec.bypasses.is_empty(),
+            "{name}"
+        );
+        let judge = spec
+            .judge
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: judge"));
+        assert_eq!(judge.version, 1);
+        let declared: Vec<&str> = judge.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(declared, fields, "{name}: judge fields");
+        for f in &judge.fields {
+            assert_eq!(f.kind, FieldType::Boolean, "{name}.{}", f.name);
+            assert_eq!(
+                f.required,
+                f.name == "new_proposal",
+                "{name}.{}: only new_proposal is required",
+                f.name
+            );
+            assert!(
+                judge.prompt.contains(&f.name),
+                "{name}: the prompt defines {}",
+                f.name
+            );
+        }
+        let rule = Rule::parse(&judge.violation).unwrap();
+        assert_eq!(rule.fields(), fields, "{name}: the rule uses every field");
+        assert!(spec.reason.contains("{judge_reason}"), "{name}: reason");
+        validate(spec).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn corpus_is_well_formed() {
+    let corpus = load_corpus();
+    assert!(corpus.len() >= 400, "corpus has {} cases", corpus.len());
+    let mut ids = std::collections::HashSet::new();
+    for case in &corpus {
+        assert!(ids.insert(case.id.as_str()), "duplicate id {}", case.id);
+        assert!(
+            ["en", "ja", "es"].contains(&case.lang.as_str()),
+            "{}: lang {}",
+            case.id,
+            case.lang
+        );
+        assert!(!case.text.trim().is_empty(), "{}: empty text", case.id);
+        for (detector, label) in &case.labels {
+            assert!(
+                TURN_END_DETECTORS.iter().any(|(n, _)| n == detector),
+                "{}: unknown detector {detector}",
+                case.id
+            );
+            assert_eq!(
+                label, "block",
+                "{}: labels list only detectors that block",
+                case.id
+            );
+        }
+    }
+    let long = corpus.iter().filter(|c| c.text.len() > 4000).count();
+    assert!(long >= 5, "long texts: {long}");
+}
+
+/// Layer-1 figures of one detector over the corpus.
+#[derive(Default)]
+struct Figures {
+    /// Cases labeled as blocks for this detector.
+    blocks: usize,
+    /// Of those, the ones Layer 1 sends to the judge.
+    hits: usize,
+    /// Of those, the ones a bypass let through.
+    bypass_errors: usize,
+    /// Cases that block nothing on which this detector still calls the judge.
+    false_hits: usize,
+}
+
+impl Figures {
+    fn recall(&self) -> f64 {
+        self.hits as f64 / self.blocks.max(1) as f64
+    }
+}
+
+#[test]
+fn layer1_meets_the_targets_on_the_corpus() {
+    let specs = load_detectors();
+    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+    let engine = Engine::new(
+        specs
+            .into_iter()
+            .map(|spec| LoadedDetector {
+                spec,
+                mode: Mode::Enforce,
+            })
+            .collect(),
+    )
+    .unwrap();
+    let config = Config::default();
+    let corpus = load_corpus();
+    let outcomes: Vec<Vec<(Layer1, Vec<String>)>> = corpus
+        .iter()
+        .map(|c| layer1(&engine, &config, &c.text))
+        .collect();
+
+    let mut figures: Vec<Figures> = names.iter().map(|_| Figures::default()).collect();
+    let mut problems = Vec::new();
+    // Pass-through per language: (cases that block nothing, of which no detector hit).
+    let mut pass: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (case, out) in corpus.iter().zip(&outcomes) {
+        for (i, name) in names.iter().enumerate() {
+            let (l1, ids) = &out[i];
+            let f = &mut figures[i];
+            if case.labels.contains_key(name) {
+                f.blocks += 1;
+                match l1 {
+                    Layer1::Hit => f.hits += 1,
+                    Layer1::Bypass => {
+                        f.bypass_errors += 1;
+                        problems.push(format!("BYPASS ERROR {name} {}: {ids:?}", case.id));
+                    }
+                    Layer1::Miss => problems.push(format!("miss {name} {}", case.id)),
+                }
+            } else if case.labels.is_empty() && *l1 == Layer1::Hit {
+                f.false_hits += 1;
+                problems.push(format!(
+                    "judge call on an allow case: {name} {}: {ids:?}",
+                    case.id
+                ));
+            }
+        }
+        if case.labels.is_empty() {
+            let entry = pass.entry(case.lang.as_str()).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(out.iter().all(|(l1, _)| *l1 != Layer1::Hit));
+        }
+    }
+
+    println!(
+        "{:<30} {:>6} {:>8} {:>14} {:>18}",
+        "detector", "blocks", "recall", "bypass errors", "hits on allows"
+    );
+    for (name, f) in names.iter().zip(&figures) {
+        println!(
+            "{name:<30} {:>6} {:>8.3} {:>14} {:>18}",
+            f.blocks,
+            f.recall(),
+            f.bypass_errors,
+            f.false_hits
+        );
+    }
+    let (total, ok) = pass
+        .values()
+        .fold((0, 0), |(t, o), (pt, po)| (t + pt, o + po));
+    let pass_through = ok as f64 / total.max(1) as f64;
+    println!("pass-through on {total} cases that block nothing: {pass_through:.3}");
+    for (lang, (t, o)) in &pass {
+        println!("  {lang}: {o}/{t}");
+    }
+    for p in &problems {
+        println!("  {p}");
+    }
+
+    let mut failed = Vec::new();
+    for (name, f) in names.iter().zip(&figures) {
+        if f.recall() < RECALL_TARGET {
+            failed.push(format!(
+                "{name}: recall {:.3} < {RECALL_TARGET}",
+                f.recall()
+            ));
+        }
+        if f.bypass_errors > 0 {
+            failed.push(format!("{name}: {} bypass errors", f.bypass_errors));
+        }
+    }
+    if pass_through < PASS_THROUGH_TARGET {
+        failed.push(format!(
+            "pass-through {pass_through:.3} < {PASS_THROUGH_TARGET}"
+        ));
+    }
+    assert!(failed.is_empty(), "{failed:?}");
+}
