@@ -186,7 +186,7 @@ fn two_hundred_hooks_sharing_one_cached_verdict_leave_it_readable() {
 fn a_lock_held_by_a_stuck_hook_never_blocks_the_next_one() {
     let sb = Sandbox::new();
     let cfg = sb.test_config(
-        "judge: {backend: none}\nfailure: {stop: block}\ndeadline: {turn_end_ms: 3000}\n",
+        "judge: {backend: none}\nfailure: {stop: block}\ndeadline: {turn_end_ms: 600000}\n",
     );
     let state = sb.state_dir().join("sessions/claude-code-stuck.json");
     std::fs::create_dir_all(state.parent().unwrap()).unwrap();

@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 /// Largest payload read from stdin.
 pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Longest wait for the loop-guard lock (a holder only keeps it for one
+/// read and write; this covers a holder starved of CPU by many hooks).
+const LOOP_LOCK_WAIT: Duration = Duration::from_secs(5);
+
 /// Time the watchdog leaves after the deadline for the normal path to finish.
 const WATCHDOG_GRACE: Duration = Duration::from_millis(1500);
 
@@ -324,11 +328,12 @@ fn evaluate(
     let mut verdict = engine.evaluate(event, cfg, &opts);
     ctx.errors.extend(engine.pattern_errors());
     if event.kind.is_turn_end() {
-        // Wait for the lock as long as the deadline allows, never longer: a
-        // holder that died released it; one that is stuck cannot hold us.
+        // Wait for the lock at most LOOP_LOCK_WAIT and never past the
+        // deadline: a holder that died released it; one that is stuck
+        // cannot hold us.
         let lock_wait = deadline
             .saturating_duration_since(Instant::now())
-            .max(Duration::from_millis(50));
+            .clamp(Duration::from_millis(50), LOOP_LOCK_WAIT);
         if let Err(e) = loop_guard::apply(
             event,
             &mut verdict,
