@@ -72,24 +72,34 @@ pub fn check_payload(data: &[u8]) {
     }
 }
 
-/// The agents `guard hook` may be invoked for (the first byte of a fuzz
-/// input picks one; `None` lets guard detect it).
-pub const HOOK_AGENTS: [Option<&str>; 4] =
-    [None, Some("claude-code"), Some("codex"), Some("generic")];
+/// The agents `guard hook` may be invoked for: `None` (guard detects it),
+/// every built-in adapter's name, and a name no adapter has.
+pub fn hook_agents() -> Vec<Option<String>> {
+    let mut agents = vec![None, Some("no-such-agent".to_string())];
+    agents.extend(
+        crate::builtin::ADAPTERS
+            .iter()
+            .map(|(name, _)| Some(name.to_string())),
+    );
+    agents
+}
 
 /// The whole hook path in-process (no watchdog): whatever the payload, the
-/// answer is one the agent reads. Call [`isolate_environment`] first.
+/// answer is one the agent reads. The first byte picks the agent from
+/// [`hook_agents`]. Call [`isolate_environment`] first.
 pub fn check_hook(data: &[u8]) -> HookOutput {
+    static AGENTS: std::sync::OnceLock<Vec<Option<String>>> = std::sync::OnceLock::new();
+    let agents = AGENTS.get_or_init(hook_agents);
     let (agent, payload) = match data.split_first() {
-        Some((first, rest)) => (HOOK_AGENTS[usize::from(*first) % HOOK_AGENTS.len()], rest),
+        Some((first, rest)) => (agents[usize::from(*first) % agents.len()].clone(), rest),
         None => (None, data),
     };
     let out = crate::hook::run(crate::hook::HookInput {
-        agent: agent.map(str::to_string),
+        agent: agent.clone(),
         payload: payload.to_vec(),
         config_path: None,
     });
-    assert_agent_readable(&out, agent.unwrap_or("detected"));
+    assert_agent_readable(&out, agent.as_deref().unwrap_or("detected"));
     out
 }
 

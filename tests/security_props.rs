@@ -95,14 +95,16 @@ proptest! {
     #[test]
     fn guard_hook_answers_any_payload_with_0_or_2(
         payload in gen::hook_payload(),
-        agent in prop::sample::select(vec!["claude-code", "codex", "generic", "gemini", "nonsense"]),
+        agent in prop::sample::select(robustness::hook_agents()),
         raw in prop::collection::vec(any::<u8>(), 0..64),
         use_raw in any::<bool>(),
     ) {
         let sb = Sandbox::new();
         sb.write("config/guard/config.yaml", "judge: {backend: none}\n");
         let stdin = if use_raw { raw } else { payload.to_string().into_bytes() };
-        let out = sb.run(&["hook", agent], &stdin);
+        let mut args = vec!["hook"];
+        args.extend(agent.as_deref());
+        let out = sb.run(&args, &stdin);
         let code = out.status.code();
         prop_assert!(
             code == Some(0) || code == Some(2),
