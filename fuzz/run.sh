@@ -36,8 +36,8 @@ for t in "${targets[@]}"; do
     result=FAILED
     status=1
   fi
-  runs=$(grep -o 'number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' || echo '?')
-  rss=$(grep -o 'peak_rss_mb: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' || echo '?')
+  runs=$(grep -o 'number_of_executed_units: *[0-9]*' "logs/$mode-$t.log" | grep -o '[0-9]*$' || echo '?')
+  rss=$(grep -o 'peak_rss_mb: *[0-9]*' "logs/$mode-$t.log" | grep -o '[0-9]*$' || echo '?')
   echo "fuzz $t: $result, $runs inputs, peak RSS ${rss} MB"
 done
 exit $status
