@@ -39,8 +39,21 @@ fn cases() -> Vec<(&'static str, EventKind, &'static str, Vec<u8>)> {
     let mut codex_stop: Value = serde_json::from_slice(&fixture("codex-stop-stdin.json")).unwrap();
     codex_stop["last_assistant_message"] = json!("Let's ship it now.");
     codex_stop["transcript_path"] = json!("/nonexistent/t.jsonl");
+    let mut gemini_pre: Value =
+        serde_json::from_slice(&fixture("gemini-beforetool-stdin.json")).unwrap();
+    gemini_pre["tool_input"] = json!({"command": "launch the rocket"});
+    let mut gemini_stop: Value =
+        serde_json::from_slice(&fixture("gemini-afteragent-stdin.json")).unwrap();
+    gemini_stop["prompt_response"] = json!("Let's ship it now.");
     let bytes = |v: Value| v.to_string().into_bytes();
     vec![
+        (
+            "gemini",
+            EventKind::PreTool,
+            "BeforeTool",
+            bytes(gemini_pre),
+        ),
+        ("gemini", EventKind::Stop, "AfterAgent", bytes(gemini_stop)),
         (
             "claude-code",
             EventKind::PreTool,
@@ -81,7 +94,9 @@ fn failure_answer(agent: &str, kind: EventKind, native: &str) -> (i32, Value) {
     } else {
         Verdict::with(decision, "REASON")
     };
-    let out = spec.render(kind, native, &verdict, None);
+    // The default config has Gemini (halting on ask when headless) deny.
+    let ask_as = (agent == "gemini").then_some(Decision::Deny);
+    let out = spec.render(kind, native, &verdict, ask_as);
     (out.exit, parse_stdout(&out.stdout))
 }
 
