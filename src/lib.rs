@@ -19,6 +19,7 @@ pub mod log;
 pub mod logview;
 pub mod paths;
 pub mod redact;
+pub mod robustness;
 pub mod shell;
 pub mod state;
 pub mod transcript;

@@ -15,7 +15,7 @@ fn layers_merge_in_order_and_show_their_sources() {
     sb.write("repo/.git/HEAD", "ref: refs/heads/main\n");
     sb.write(
         "repo/.guard.yaml",
-        "text: {max_bytes: 1000}\nloop_guard: {max_blocks: 2}\n",
+        "text: {max_bytes: 3000}\nloop_guard: {max_blocks: 3}\n",
     );
     let explicit = sb.write("top.yaml", "judge: {timeout_ms: 3333}\n");
     let mut cmd = sb.guard(&["config", "show", "--config", explicit.to_str().unwrap()]);
@@ -37,9 +37,9 @@ fn layers_merge_in_order_and_show_their_sources() {
         line("judge.timeout_ms").contains("3333") && line("judge.timeout_ms").contains("top.yaml")
     );
     assert!(
-        line("text.max_bytes").contains("1000") && line("text.max_bytes").contains(".guard.yaml")
+        line("text.max_bytes").contains("3000") && line("text.max_bytes").contains(".guard.yaml")
     );
-    assert!(line("loop_guard.max_blocks").contains("2"));
+    assert!(line("loop_guard.max_blocks").contains("3"));
     assert!(line("failure.stop").contains("built-in"));
 }
 

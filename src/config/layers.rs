@@ -76,14 +76,14 @@ pub fn parse_layer(source: &str, text: &str) -> Result<Value, ConfigError> {
             source_name: source.to_string(),
             line: loc.map(|l| l.line()),
             column: loc.map(|l| l.column()),
-            message: first_line(&e.to_string()),
+            message: explain_budget(first_line(&e.to_string())),
         }
     };
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    let _typed: Config = serde_saphyr::from_str(text).map_err(err)?;
-    let value: Value = serde_saphyr::from_str(text).map_err(err)?;
+    let _typed: Config = serde_saphyr::from_str_with_options(text, yaml_options()).map_err(err)?;
+    let value: Value = serde_saphyr::from_str_with_options(text, yaml_options()).map_err(err)?;
     match value {
         Value::Object(_) => Ok(value),
         Value::Null => Ok(Value::Object(Map::new())),
@@ -106,6 +106,33 @@ fn builtin_value() -> Result<Value, ConfigError> {
     match serde_json::from_str::<Value>(crate::builtin::DEFAULT_CONFIG_JSON) {
         Ok(value @ Value::Object(_)) => Ok(value),
         _ => parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG),
+    }
+}
+
+/// The parser's budget for one config file: a real config has a few hundred
+/// nodes, so alias bombs and deep nesting are refused long before they cost
+/// time or memory.
+pub fn yaml_options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = 100_000;
+    budget.max_nodes = 20_000;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    budget.max_recorded_anchor_events = 20_000;
+    budget.max_recorded_anchor_bytes = 1 << 20;
+    budget.max_depth = 32;
+    budget.max_documents = 1;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options
+}
+
+/// Says in plain words why a file over the parser's budget is refused.
+fn explain_budget(message: String) -> String {
+    if message.contains("budget breached") {
+        format!("{message}: refused, a config file may nest at most 32 levels, hold at most 20000 nodes and 1000 aliases")
+    } else {
+        message
     }
 }
 
@@ -153,16 +180,22 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
             layers.extend(read_layer(&user)?);
         }
         if let Some(root) = opts.cwd.as_deref().and_then(crate::paths::repo_root) {
-            if let Some(mut project) = read_layer(&root.join(".guard.yaml"))? {
-                let so_far = merge_all(&layers);
-                if !so_far
-                    .get("trust_project_config")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false)
-                {
-                    refused = tighten_only(&so_far, &mut project.value);
+            // A project file that cannot be read or parsed is left out (and
+            // reported), never a reason to drop the user's own policy.
+            match read_layer(&root.join(".guard.yaml")) {
+                Ok(Some(mut project)) => {
+                    let so_far = merge_all(&layers);
+                    if !so_far
+                        .get("trust_project_config")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                    {
+                        refused = tighten_only(&so_far, &mut project.value);
+                    }
+                    layers.push(project);
                 }
-                layers.push(project);
+                Ok(None) => {}
+                Err(e) => refused.push(format!("{e} (the whole file is ignored)")),
             }
         }
     }
@@ -279,9 +312,37 @@ fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> {
     let Some(map) = project.as_object_mut() else {
         return refused;
     };
-    for key in ["judge", "log", "agents", "trust_project_config", "ask_as"] {
+    // The judge and the log are the user's; deadlines cut short would make
+    // turn ends fail open and stretched ones would hang the agent.
+    for key in [
+        "judge",
+        "log",
+        "agents",
+        "trust_project_config",
+        "ask_as",
+        "deadline",
+    ] {
         if map.remove(key).is_some() {
             refused.push(format!("{key}: only your own config may set it"));
+        }
+    }
+    if let Some(max) = map
+        .get("text")
+        .and_then(|t| t.get("max_bytes"))
+        .and_then(Value::as_u64)
+    {
+        let old = current
+            .get("text")
+            .and_then(|t| t.get("max_bytes"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        if max < old {
+            if let Some(t) = map.get_mut("text").and_then(Value::as_object_mut) {
+                t.remove("max_bytes");
+            }
+            refused.push(format!(
+                "text.max_bytes: {max} would judge less of the text than {old}"
+            ));
         }
     }
     if let Some(Value::Object(dets)) = map.get_mut("detectors") {
@@ -311,11 +372,15 @@ fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> {
     if let Some(Value::Object(fail)) = map.get_mut("failure") {
         let before = current.get("failure").cloned().unwrap_or(Value::Null);
         fail.retain(|kind, v| {
+            // Unset, a kind has its default policy (ask for gates).
+            let default = serde_json::from_value(Value::String(kind.clone()))
+                .map(|k| super::Config::default().failure_for(k))
+                .unwrap_or(Decision::Allow);
             let old = before
                 .get(kind)
                 .and_then(Value::as_str)
                 .and_then(Decision::parse)
-                .unwrap_or(Decision::Allow);
+                .unwrap_or(default);
             let new = v
                 .as_str()
                 .and_then(Decision::parse)
@@ -341,11 +406,18 @@ fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> {
             .and_then(|l| l.get("max_blocks"))
             .and_then(Value::as_u64)
             .unwrap_or(3);
-        if max > old {
+        // Fewer blocks let a violation through sooner; more let an agent
+        // loop longer: only the user may change it.
+        if max != old {
             if let Some(l) = map.get_mut("loop_guard").and_then(Value::as_object_mut) {
                 l.remove("max_blocks");
             }
-            refused.push(format!("loop_guard.max_blocks: {max} is looser than {old}"));
+            let why = if max < old {
+                "would let a blocked turn end through sooner"
+            } else {
+                "would let an agent loop longer"
+            };
+            refused.push(format!("loop_guard.max_blocks: {max} {why} than {old}"));
         }
     }
     refused

@@ -15,7 +15,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use layers::{builtin, load, ConfigError, Layer, LoadOptions, LoadedConfig};
+pub use layers::{
+    builtin, load, parse_layer, yaml_options, ConfigError, Layer, LoadOptions, LoadedConfig,
+};
 
 /// The merged configuration.
 #[derive(Debug, Clone, Deserialize)]

@@ -56,7 +56,8 @@ fn loc(line: Option<u64>, column: Option<u64>) -> String {
 
 /// Parses one detector file.
 pub fn parse(source_name: &str, text: &str) -> Result<DetectorSpec, DetectorError> {
-    let spec: DetectorSpec = serde_saphyr::from_str(text).map_err(|e| {
+    let options = crate::config::yaml_options();
+    let spec: DetectorSpec = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
         let l = e.location();
         DetectorError::Parse {
             source_name: source_name.to_string(),

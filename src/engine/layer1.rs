@@ -15,6 +15,10 @@ use std::sync::OnceLock;
 /// Compiled-size limit of one user pattern (regex's own limit is 10 MB).
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
+/// Compiled-size limit of all the signal (or bypass) patterns of one
+/// detector together: many patterns cannot add up to unbounded memory.
+const PATTERN_SET_SIZE_LIMIT: usize = 8 << 20;
+
 /// Compiles one pattern the way the engine does (case-insensitive, size-limited).
 pub fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
     RegexBuilder::new(pattern)
@@ -23,11 +27,43 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
-fn compile_set(patterns: &[crate::detector::PatternSpec]) -> Result<RegexSet, regex::Error> {
+/// Compiles a detector's signal or bypass patterns as one set; an error
+/// names the detector and the pattern at fault.
+fn compile_set(
+    detector: &str,
+    what: &str,
+    patterns: &[crate::detector::PatternSpec],
+) -> Result<RegexSet, String> {
     RegexSetBuilder::new(patterns.iter().map(|p| p.pattern.as_str()))
         .case_insensitive(true)
-        .size_limit(PATTERN_SIZE_LIMIT * patterns.len().max(1))
+        .size_limit(PATTERN_SET_SIZE_LIMIT)
         .build()
+        .map_err(|set_error| {
+            let culprit = patterns
+                .iter()
+                .find_map(|p| compile_pattern(&p.pattern).err().map(|e| (p, e)));
+            match culprit {
+                Some((p, e)) => format!(
+                    "detector `{detector}`: {what} pattern `{}` (`{}`) is invalid: {}",
+                    p.id,
+                    crate::engine::tail(&p.pattern, 80),
+                    last_line(&e.to_string())
+                ),
+                None => format!(
+                    "detector `{detector}`: its {what} patterns together are too large: {}",
+                    last_line(&set_error.to_string())
+                ),
+            }
+        })
+}
+
+fn last_line(message: &str) -> &str {
+    message
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(message)
+        .trim()
 }
 
 /// One detector's compiled patterns, built on first use: the signals on its
@@ -118,6 +154,17 @@ impl Layer1Index {
         }
     }
 
+    /// The pattern errors met so far (patterns are compiled on first use),
+    /// each naming its detector and pattern.
+    pub fn pattern_errors(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for c in &self.compiled {
+            out.extend(c.signals.get().and_then(|r| r.as_ref().err()).cloned());
+            out.extend(c.bypasses.get().and_then(|r| r.as_ref().err()).cloned());
+        }
+        out
+    }
+
     /// Which keywords hit, per detector index (one pass), each detector's in
     /// the order of their first occurrence in the text.
     pub fn keyword_hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
@@ -147,13 +194,13 @@ impl Layer1Index {
     fn bypasses(&self, index: usize, d: &LoadedDetector) -> &Result<RegexSet, String> {
         self.compiled[index]
             .bypasses
-            .get_or_init(|| compile_set(&d.spec.bypasses).map_err(|e| e.to_string()))
+            .get_or_init(|| compile_set(&d.spec.name, "bypass", &d.spec.bypasses))
     }
 
     fn signals(&self, index: usize, d: &LoadedDetector) -> &Result<RegexSet, String> {
         self.compiled[index]
             .signals
-            .get_or_init(|| compile_set(&d.spec.signals).map_err(|e| e.to_string()))
+            .get_or_init(|| compile_set(&d.spec.name, "signal", &d.spec.signals))
     }
 
     /// Runs a detector's patterns (or shell rules) after a keyword hit.
@@ -191,7 +238,7 @@ impl Layer1Index {
                     .map(|i| d.spec.signals[i].id.clone())
                     .collect()
             }
-            Err(e) => r.error = Some(format!("signal patterns: {e}")),
+            Err(e) => r.error = Some(e.clone()),
         }
         let hit = r.error.is_some() || d.spec.signals.is_empty() || !r.signals.is_empty();
         if !hit {
@@ -206,7 +253,7 @@ impl Layer1Index {
                     .map(|i| d.spec.bypasses[i].id.clone())
                     .collect()
             }
-            Err(e) => r.error = Some(format!("bypass patterns: {e}")),
+            Err(e) => r.error = Some(e.clone()),
         }
         if !r.bypasses.is_empty() {
             r.layer1 = Layer1::Bypass;

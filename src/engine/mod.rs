@@ -133,6 +133,12 @@ impl Engine {
         });
     }
 
+    /// Invalid or oversized patterns met by the evaluations so far, each
+    /// naming its detector and pattern (such a detector counts as a hit).
+    pub fn pattern_errors(&self) -> Vec<String> {
+        self.index.pattern_errors()
+    }
+
     /// Layer 1, then the judge where needed, then the combined verdict.
     pub fn evaluate(&self, event: &Event, config: &Config, opts: &EvalOptions) -> Verdict {
         let text = Self::subject(event, config);

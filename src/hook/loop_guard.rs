@@ -15,18 +15,28 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Applies the loop guard to a turn-end verdict; returns whether it let the
-/// turn end. Errors (unwritable state) leave the verdict as it is.
+/// turn end. Errors (unwritable state, a lock still held after `lock_wait`)
+/// leave the verdict as it is.
 pub fn apply(
     event: &Event,
     verdict: &mut Verdict,
     max_blocks: u32,
     state_dir: &Path,
+    lock_wait: Duration,
 ) -> std::io::Result<bool> {
     let Some(session) = event.session_id.as_deref().filter(|s| !s.is_empty()) else {
         return Ok(false);
     };
     let path = state::loop_state_path(state_dir, &event.agent, session);
-    let mut file = Locked::open(&path, Duration::from_millis(500))?;
+    let mut file = Locked::open(&path, lock_wait)?;
+    if !file.locked {
+        // Another hook holds the lock past the wait: leave the count alone
+        // rather than race it.
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::WouldBlock,
+            "its lock is held by another hook",
+        ));
+    }
     let mut st: LoopState = serde_json::from_str(&file.read()?).unwrap_or_default();
     let same_turn = event.turn_id.is_some() && st.turn == event.turn_id;
     let continuation =

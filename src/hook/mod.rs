@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 /// Largest payload read from stdin.
 pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Longest wait for the loop-guard lock (a holder only keeps it for one
+/// read and write; this covers a holder starved of CPU by many hooks).
+const LOOP_LOCK_WAIT: Duration = Duration::from_secs(5);
+
 /// Time the watchdog leaves after the deadline for the normal path to finish.
 const WATCHDOG_GRACE: Duration = Duration::from_millis(1500);
 
@@ -62,9 +66,10 @@ fn emit(out: &HookOutput) -> bool {
     true
 }
 
-/// Runs the hook and writes its answer; returns the exit code.
+/// Runs the hook and writes its answer; returns the exit code. A watchdog
+/// answers per policy and exits the process if the deadline passes.
 pub fn run_and_emit(input: HookInput) -> i32 {
-    let out = run(input);
+    let out = run_guarded(input, true);
     if emit(&out) {
         out.exit
     } else {
@@ -75,10 +80,31 @@ pub fn run_and_emit(input: HookInput) -> i32 {
     }
 }
 
-/// Runs the hook and returns its answer (used by tests, without writing).
+/// Answers when no payload could be read (stdin never ended, say): the
+/// event is unknown, so it is allowed, and the problem goes to stderr.
+/// Writes the answer and returns the exit code.
+pub fn answer_without_payload(agent: Option<&str>, problem: &str) -> i32 {
+    let out = failure_output(
+        &fallback_adapter(agent),
+        EventKind::Other,
+        "",
+        None,
+        problem,
+    );
+    emit(&out);
+    out.exit
+}
+
+/// Runs the hook and returns its answer, without writing it and without a
+/// watchdog (tests and fuzzing call it in-process, many times).
 pub fn run(input: HookInput) -> HookOutput {
+    run_guarded(input, false)
+}
+
+fn run_guarded(input: HookInput, watchdog: bool) -> HookOutput {
     let agent_arg = input.agent.clone();
-    match catch_unwind(AssertUnwindSafe(|| run_inner(input))) {
+    LAST_KNOWN.with(|k| *k.borrow_mut() = None);
+    match catch_unwind(AssertUnwindSafe(|| run_inner(input, watchdog))) {
         Ok(out) => out,
         Err(panic) => {
             let msg = panic_message(&panic);
@@ -157,7 +183,7 @@ fn failure_output(
     out
 }
 
-fn run_inner(input: HookInput) -> HookOutput {
+fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
     let started = Instant::now();
     // Each built-in adapter is parsed once per call: the named one is taken
     // from the list that agent detection needs anyway (names are file stems,
@@ -237,7 +263,9 @@ fn run_inner(input: HookInput) -> HookOutput {
     };
     let cfg = loaded.config;
     let deadline = started + cfg.deadline.for_kind(event.kind);
-    start_watchdog(&spec, &event, &cfg, deadline);
+    if watchdog {
+        start_watchdog(&spec, &event, &cfg, deadline);
+    }
 
     let mut ctx = record::Context {
         started,
@@ -270,6 +298,12 @@ fn run_inner(input: HookInput) -> HookOutput {
     record::write(&cfg, &event, &verdict, &ctx);
     fault("render");
     let mut out = spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
+    for r in &ctx.refused {
+        out.stderr.push_str(&format!(
+            "guard: project config refused: {}\n",
+            crate::redact::redact(r).text
+        ));
+    }
     for e in &ctx.errors {
         out.stderr
             .push_str(&format!("guard: {}\n", crate::redact::redact(e).text));
@@ -323,11 +357,23 @@ fn evaluate(
             cfg,
             deadline,
             state_dir,
+            ctx,
         )
     };
     if event.kind.is_turn_end() {
-        if let Err(e) = loop_guard::apply(event, &mut verdict, cfg.loop_guard.max_blocks, state_dir)
-        {
+        // Wait for the lock at most LOOP_LOCK_WAIT and never past the
+        // deadline: a holder that died released it; one that is stuck
+        // cannot hold us.
+        let lock_wait = deadline
+            .saturating_duration_since(Instant::now())
+            .clamp(Duration::from_millis(50), LOOP_LOCK_WAIT);
+        if let Err(e) = loop_guard::apply(
+            event,
+            &mut verdict,
+            cfg.loop_guard.max_blocks,
+            state_dir,
+            lock_wait,
+        ) {
             ctx.errors
                 .push(format!("loop guard state unavailable ({e})"));
         }
@@ -342,6 +388,7 @@ fn full_evaluate(
     cfg: &Config,
     deadline: Instant,
     state_dir: &std::path::Path,
+    ctx: &mut record::Context,
 ) -> Verdict {
     let cwd = event.cwd.clone();
     let shell = ShellContext {
@@ -356,7 +403,9 @@ fn full_evaluate(
         cache_dir: Some(&cache_dir),
         shell,
     };
-    engine.evaluate(event, cfg, &opts)
+    let verdict = engine.evaluate(event, cfg, &opts);
+    ctx.errors.extend(engine.pattern_errors());
+    verdict
 }
 
 fn start_watchdog(spec: &AdapterSpec, event: &Event, cfg: &Config, deadline: Instant) {

@@ -92,7 +92,10 @@ pub fn write(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) {
     let rec = build(cfg, event, verdict, ctx);
     let (_, date) = crate::log::now_rfc3339();
     if let Err(e) = crate::log::append(&cfg.log.dir(), &date, &rec) {
-        eprintln!(
+        // Never `eprintln!`: it panics when stderr is a closed pipe.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "guard: cannot write the decision log in {} ({e})",
             cfg.log.dir().display()
         );
