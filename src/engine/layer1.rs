@@ -7,17 +7,14 @@ use super::keywords::KeywordSet;
 use crate::detector::load::LoadedDetector;
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Compiled-size limit of one user pattern (regex's own limit is 10 MB).
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
-
-/// Compiled-size limit of all the signal (or bypass) patterns of one
-/// detector together: many patterns cannot add up to unbounded memory.
-const PATTERN_SET_SIZE_LIMIT: usize = 8 << 20;
 
 /// Compiles one pattern the way the engine does (case-insensitive, size-limited).
 pub fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
@@ -27,34 +24,70 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
-/// Compiles a detector's signal or bypass patterns as one set; an error
-/// names the detector and the pattern at fault.
-fn compile_set(
+/// One pattern, compiled on first use behind its literal gate: every match
+/// of a pattern starts with one of its prefix literals (when that set is
+/// finite), so a pattern none of whose literals occurs in the text cannot
+/// match and is never compiled. Compiling costs milliseconds (Unicode
+/// classes under bounded repeats), checking a literal microseconds.
+#[derive(Default)]
+struct Gated {
+    gate: OnceLock<Option<Vec<Vec<u8>>>>,
+    regex: OnceLock<Result<Regex, String>>,
+}
+
+/// The prefix literals every match of `pattern` starts with, case variants
+/// included; `None` when the pattern can start anywhere (or does not parse:
+/// then compiling it reports the error).
+fn required_prefixes(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .case_insensitive(true)
+        .build()
+        .parse(pattern)
+        .ok()?;
+    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
+    let literals = seq.literals()?;
+    if literals.iter().any(|l| l.as_bytes().is_empty()) {
+        return None;
+    }
+    Some(literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+}
+
+/// The indices of the patterns that match `text`; an invalid pattern (met
+/// when its gate lets it through) is an error naming the detector and it.
+fn gated_matches(
     detector: &str,
     what: &str,
     patterns: &[crate::detector::PatternSpec],
-) -> Result<RegexSet, String> {
-    RegexSetBuilder::new(patterns.iter().map(|p| p.pattern.as_str()))
-        .case_insensitive(true)
-        .size_limit(PATTERN_SET_SIZE_LIMIT)
-        .build()
-        .map_err(|set_error| {
-            let culprit = patterns
+    gated: &[Gated],
+    text: &str,
+) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for (i, (p, g)) in patterns.iter().zip(gated).enumerate() {
+        if let Some(prefixes) = g.gate.get_or_init(|| required_prefixes(&p.pattern)) {
+            if !prefixes
                 .iter()
-                .find_map(|p| compile_pattern(&p.pattern).err().map(|e| (p, e)));
-            match culprit {
-                Some((p, e)) => format!(
+                .any(|l| memchr::memmem::find(text.as_bytes(), l).is_some())
+            {
+                continue;
+            }
+        }
+        let regex = g.regex.get_or_init(|| {
+            compile_pattern(&p.pattern).map_err(|e| {
+                format!(
                     "detector `{detector}`: {what} pattern `{}` (`{}`) is invalid: {}",
                     p.id,
                     crate::engine::tail(&p.pattern, 80),
                     last_line(&e.to_string())
-                ),
-                None => format!(
-                    "detector `{detector}`: its {what} patterns together are too large: {}",
-                    last_line(&set_error.to_string())
-                ),
-            }
-        })
+                )
+            })
+        });
+        match regex {
+            Ok(re) if re.is_match(text) => out.push(i),
+            Ok(_) => {}
+            Err(e) => return Err(e.clone()),
+        }
+    }
+    Ok(out)
 }
 
 fn last_line(message: &str) -> &str {
@@ -71,8 +104,8 @@ fn last_line(message: &str) -> &str {
 /// pattern set costs milliseconds, far more than running it on a turn).
 #[derive(Default)]
 struct Compiled {
-    signals: OnceLock<Result<RegexSet, String>>,
-    bypasses: OnceLock<Result<RegexSet, String>>,
+    signals: OnceLock<Vec<Gated>>,
+    bypasses: OnceLock<Vec<Gated>>,
 }
 
 /// The keyword index and the lazily compiled patterns of a detector set.
@@ -123,11 +156,12 @@ impl Layer1Index {
         for (i, keywords) in lists.enumerate() {
             count += 1;
             for kw in keywords {
-                let kw: Cow<'a, str> = if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
-                    Cow::Owned(kw.to_lowercase())
-                } else {
-                    Cow::Borrowed(kw.as_str())
-                };
+                let kw: Cow<'a, str> =
+                    if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+                        Cow::Owned(kw.to_lowercase())
+                    } else {
+                        Cow::Borrowed(kw.as_str())
+                    };
                 if kw.is_empty() {
                     continue;
                 }
@@ -159,8 +193,13 @@ impl Layer1Index {
     pub fn pattern_errors(&self) -> Vec<String> {
         let mut out = Vec::new();
         for c in &self.compiled {
-            out.extend(c.signals.get().and_then(|r| r.as_ref().err()).cloned());
-            out.extend(c.bypasses.get().and_then(|r| r.as_ref().err()).cloned());
+            for gated in c.signals.get().into_iter().chain(c.bypasses.get()) {
+                out.extend(
+                    gated
+                        .iter()
+                        .filter_map(|g| g.regex.get()?.as_ref().err().cloned()),
+                );
+            }
         }
         out
     }
@@ -182,25 +221,27 @@ impl Layer1Index {
     /// signal patterns, and the bypass patterns when a signal hits (the
     /// engine does this for several detectors at once, on threads).
     pub fn precompile(&self, index: usize, d: &LoadedDetector, text: &str) {
-        let hit = match self.signals(index, d) {
-            Ok(set) => d.spec.signals.is_empty() || set.is_match(text),
+        let hit = match self.signals(index, d, text) {
+            Ok(matched) => d.spec.signals.is_empty() || !matched.is_empty(),
             Err(_) => true,
         };
         if hit {
-            self.bypasses(index, d);
+            let _ = self.bypasses(index, d, text);
         }
     }
 
-    fn bypasses(&self, index: usize, d: &LoadedDetector) -> &Result<RegexSet, String> {
-        self.compiled[index]
+    fn bypasses(&self, index: usize, d: &LoadedDetector, text: &str) -> Result<Vec<usize>, String> {
+        let gated = self.compiled[index]
             .bypasses
-            .get_or_init(|| compile_set(&d.spec.name, "bypass", &d.spec.bypasses))
+            .get_or_init(|| d.spec.bypasses.iter().map(|_| Gated::default()).collect());
+        gated_matches(&d.spec.name, "bypass", &d.spec.bypasses, gated, text)
     }
 
-    fn signals(&self, index: usize, d: &LoadedDetector) -> &Result<RegexSet, String> {
-        self.compiled[index]
+    fn signals(&self, index: usize, d: &LoadedDetector, text: &str) -> Result<Vec<usize>, String> {
+        let gated = self.compiled[index]
             .signals
-            .get_or_init(|| compile_set(&d.spec.name, "signal", &d.spec.signals))
+            .get_or_init(|| d.spec.signals.iter().map(|_| Gated::default()).collect());
+        gated_matches(&d.spec.name, "signal", &d.spec.signals, gated, text)
     }
 
     /// Runs a detector's patterns (or shell rules) after a keyword hit.
@@ -229,31 +270,28 @@ impl Layer1Index {
             }
             return r;
         }
-        match self.signals(index, d) {
-            Ok(_) if d.spec.signals.is_empty() => {}
-            Ok(set) => {
-                r.signals = set
-                    .matches(text)
-                    .iter()
+        match self.signals(index, d, text) {
+            Ok(matched) => {
+                r.signals = matched
+                    .into_iter()
                     .map(|i| d.spec.signals[i].id.clone())
                     .collect()
             }
-            Err(e) => r.error = Some(e.clone()),
+            Err(e) => r.error = Some(e),
         }
         let hit = r.error.is_some() || d.spec.signals.is_empty() || !r.signals.is_empty();
         if !hit {
             return r;
         }
         r.layer1 = Layer1::Hit;
-        match self.bypasses(index, d) {
-            Ok(set) => {
-                r.bypasses = set
-                    .matches(text)
-                    .iter()
+        match self.bypasses(index, d, text) {
+            Ok(matched) => {
+                r.bypasses = matched
+                    .into_iter()
                     .map(|i| d.spec.bypasses[i].id.clone())
                     .collect()
             }
-            Err(e) => r.error = Some(e.clone()),
+            Err(e) => r.error = Some(e),
         }
         if !r.bypasses.is_empty() {
             r.layer1 = Layer1::Bypass;
