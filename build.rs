@@ -1,12 +1,28 @@
-//! Embeds every `detectors/*.yaml` and `adapters/*.yaml` file in the binary,
-//! so that adding a built-in detector or a Claude-like agent is adding a file.
+//! Embeds every `detectors/*.yaml` and `adapters/*.yaml` file and the default
+//! `config.yaml` in the binary, so that adding a built-in detector or a
+//! Claude-like agent is adding a file.
+//!
+//! Each file is embedded twice: as written (YAML, for error messages, `guard
+//! config show` and the installer) and pre-parsed into JSON. `guard hook`
+//! runs on every event of every agent and is a short-lived process, so
+//! parsing YAML on each call was most of its cost; serde_json reads the same
+//! data several times faster. For detectors a third, tiny form is embedded:
+//! the "head" (name, events, tools, keywords) that Layer 1 needs, so that an
+//! event no keyword hits never reads the rest (prompts, patterns). A
+//! built-in file that is not valid YAML fails the build here, not at run
+//! time; whether it fits the typed schema is checked by unit tests that
+//! compare the JSON form with the YAML form.
 
 use std::env;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The keys of a detector that Layer 1 reads (see `detector::load::Head`).
+const DETECTOR_HEAD_KEYS: &[&str] = &["name", "events", "tools", "keywords"];
 
 fn main() {
     let out = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let mut code = String::new();
     for dir in ["detectors", "adapters"] {
         println!("cargo:rerun-if-changed={dir}");
@@ -15,27 +31,68 @@ fn main() {
             .unwrap_or_default();
         files.retain(|p| p.extension().is_some_and(|e| e == "yaml"));
         files.sort();
-        code.push_str(&format!(
-            "/// Built-in `{dir}/*.yaml` files: (file stem, contents).\n"
-        ));
-        code.push_str(&format!(
-            "pub const {}: &[(&str, &str)] = &[\n",
-            dir.to_uppercase()
-        ));
+        let upper = dir.to_uppercase();
+        let mut yaml = format!(
+            "/// Built-in `{dir}/*.yaml` files: (file stem, contents).\npub const {upper}: &[(&str, &str)] = &[\n"
+        );
+        let mut json = format!(
+            "/// Built-in `{dir}/*.yaml` files pre-parsed into JSON: (file stem, JSON).\npub const {upper}_JSON: &[(&str, &str)] = &[\n"
+        );
+        let mut heads = String::from(
+            "/// The Layer-1 part of each built-in detector, as JSON: (file stem, JSON).\npub const DETECTOR_HEADS_JSON: &[(&str, &str)] = &[\n",
+        );
         for path in files {
             println!("cargo:rerun-if-changed={}", path.display());
             let stem = path
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .unwrap_or_default();
-            let abs = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join(&path);
-            code.push_str(&format!(
+            let abs = manifest.join(&path);
+            yaml.push_str(&format!(
                 "    ({stem:?}, include_str!({:?})),\n",
                 abs.display().to_string()
             ));
+            let value = yaml_to_json(&abs);
+            json.push_str(&format!("    ({stem:?}, {:?}),\n", value.to_string()));
+            if dir == "detectors" {
+                let mut head = serde_json::Map::new();
+                for key in DETECTOR_HEAD_KEYS {
+                    if let Some(v) = value.get(key) {
+                        head.insert((*key).to_string(), v.clone());
+                    }
+                }
+                heads.push_str(&format!(
+                    "    ({stem:?}, {:?}),\n",
+                    serde_json::Value::Object(head).to_string()
+                ));
+            }
         }
-        code.push_str("];\n");
+        for part in [&mut yaml, &mut json, &mut heads] {
+            part.push_str("];\n");
+        }
+        code.push_str(&yaml);
+        code.push_str(&json);
+        if dir == "detectors" {
+            code.push_str(&heads);
+        }
     }
     println!("cargo:rerun-if-changed=config.yaml");
+    let config = yaml_to_json(&manifest.join("config.yaml"));
+    code.push_str(&format!(
+        "/// The default config (`config.yaml`) pre-parsed into JSON.\npub const DEFAULT_CONFIG_JSON: &str = {:?};\n",
+        config.to_string()
+    ));
     fs::write(Path::new(&out).join("builtin.rs"), code).expect("write builtin.rs");
+}
+
+/// Parses a built-in YAML file into JSON; a file that does not parse stops
+/// the build with its location.
+fn yaml_to_json(path: &Path) -> serde_json::Value {
+    let text =
+        fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    if text.trim().is_empty() {
+        return serde_json::Value::Object(serde_json::Map::new());
+    }
+    serde_saphyr::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not valid YAML: {e}", path.display()))
 }

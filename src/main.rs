@@ -64,7 +64,33 @@ enum Command {
     Resume,
 }
 
+/// The arguments of a plain `guard [--config PATH] hook [AGENT] [PAYLOAD]`
+/// call, read without clap: building clap's whole command tree was a visible
+/// share of a hook call, the path every agent event takes. Any other shape
+/// (flags, `--help`, non-UTF-8) returns `None` and goes through clap.
+fn plain_hook_call() -> Option<(Option<String>, Option<String>, Option<PathBuf>)> {
+    let mut args = std::env::args_os().skip(1).map(|a| a.into_string().ok());
+    let mut first = args.next()??;
+    let mut config = None;
+    if first == "--config" {
+        config = Some(PathBuf::from(args.next()??));
+        first = args.next()??;
+    }
+    if first != "hook" {
+        return None;
+    }
+    let rest: Vec<String> = args.collect::<Option<_>>()?;
+    if rest.len() > 2 || rest.iter().any(|a| a.starts_with('-')) {
+        return None;
+    }
+    let mut rest = rest.into_iter();
+    Some((rest.next(), rest.next(), config))
+}
+
 fn main() -> ExitCode {
+    if let Some((agent, payload, config)) = plain_hook_call() {
+        return ExitCode::from(cli::hook::run(agent, payload, config));
+    }
     let cli = Cli::parse();
     if !matches!(cli.command, Command::Hook { .. }) {
         // Printing into a closed pipe (`guard config show | head`) ends quietly.

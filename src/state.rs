@@ -81,9 +81,12 @@ impl Locked {
 
     /// Replaces the file's content.
     pub fn write(&mut self, content: &str) -> std::io::Result<()> {
-        self.file.set_len(0)?;
+        // Overwrite, then cut to length: truncating to zero first makes ext4
+        // flush the file to disk on close (its rename/truncate heuristic),
+        // which cost a hook call more than everything else it writes.
         self.file.seek(SeekFrom::Start(0))?;
-        self.file.write_all(content.as_bytes())
+        self.file.write_all(content.as_bytes())?;
+        self.file.set_len(content.len() as u64)
     }
 }
 
@@ -125,8 +128,26 @@ pub fn is_paused(state_dir: &Path) -> bool {
 /// Records that a hook of this agent ran (for `guard doctor`).
 pub fn touch_heartbeat(state_dir: &Path, agent: &str) -> std::io::Result<()> {
     let dir = state_dir.join("heartbeat");
-    fs::create_dir_all(&dir)?;
-    fs::write(dir.join(safe_name(agent)), now_secs().to_string())
+    let path = dir.join(safe_name(agent));
+    let now = now_secs().to_string();
+    // Overwrite in place rather than `fs::write`, whose truncation to zero
+    // makes ext4 flush the file on close (see `Locked::write`).
+    let open = || {
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+    };
+    let mut file = match open() {
+        Ok(f) => f,
+        Err(_) => {
+            fs::create_dir_all(&dir)?;
+            open()?
+        }
+    };
+    file.write_all(now.as_bytes())?;
+    file.set_len(now.len() as u64)
 }
 
 /// When this agent's hook last ran (Unix seconds).

@@ -240,3 +240,62 @@ fn the_judge_backend_and_the_config_are_checked() {
         "{report:#}"
     );
 }
+
+#[test]
+fn the_doctor_makes_a_canary_judgment() {
+    let sb = Sandbox::new();
+    let exe = std::env::current_exe().unwrap();
+    let judge = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .unwrap()
+        .join("examples/test_judge");
+    assert!(judge.exists(), "build with a plain `cargo test`");
+    let answers = sb.home().join("answers.json");
+    let config_dir = sb.home().join(".config/guard");
+    fs::create_dir_all(&config_dir).unwrap();
+    let judge_status = |mode: &str| -> (String, String) {
+        fs::write(
+            config_dir.join("config.yaml"),
+            format!(
+                "judge: {{backend: command, command: [{:?}, {:?}], timeout_ms: 1500}}\n",
+                judge.display().to_string(),
+                mode
+            ),
+        )
+        .unwrap();
+        let (report, _) = doctor(&sb);
+        let f = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["agent"].is_null() && f["check"] == "judge")
+            .unwrap()
+            .clone();
+        (
+            f["status"].as_str().unwrap().to_string(),
+            f["message"].as_str().unwrap().to_string(),
+        )
+    };
+    fs::write(
+        &answers,
+        r#"{"rules": [], "default": {"new_proposal": true}}"#,
+    )
+    .unwrap();
+    let (status, message) = judge_status(&format!("answers={}", answers.display()));
+    assert_eq!(status, "ok", "{message}");
+    assert!(message.contains("canary judgment right"));
+    fs::write(
+        &answers,
+        r#"{"rules": [], "default": {"new_proposal": false}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        judge_status(&format!("answers={}", answers.display())).0,
+        "warn",
+        "a judge that answers wrongly"
+    );
+    let (status, message) = judge_status("hang");
+    assert_eq!(status, "error");
+    assert!(message.contains("canary judgment failed"), "{message}");
+}

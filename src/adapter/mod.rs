@@ -248,14 +248,31 @@ impl AdapterSpec {
     }
 }
 
+/// Parses a built-in adapter from its pre-parsed JSON form (see `build.rs`):
+/// `guard hook` reads adapters on every call, and JSON reads several times
+/// faster than YAML. Should the JSON not fit the schema, the YAML is parsed
+/// instead, so that the error names the file's line and column.
+fn parse_builtin(stem: &str, source_name: &str) -> Option<Result<AdapterSpec, AdapterError>> {
+    let json = crate::builtin::ADAPTERS_JSON
+        .iter()
+        .find(|(s, _)| *s == stem)?
+        .1;
+    if let Ok(spec) = serde_json::from_str(json) {
+        return Some(Ok(spec));
+    }
+    let yaml = crate::builtin::ADAPTERS.iter().find(|(s, _)| *s == stem)?.1;
+    Some(AdapterSpec::parse(source_name, yaml))
+}
+
 /// Every built-in adapter, parsed (an unparsable file is skipped and reported).
 pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
     let mut specs = Vec::new();
     let mut errors = Vec::new();
-    for (stem, text) in crate::builtin::ADAPTERS {
-        match AdapterSpec::parse(&format!("adapters/{stem}.yaml"), text) {
-            Ok(s) => specs.push(s),
-            Err(e) => errors.push(e),
+    for (stem, _) in crate::builtin::ADAPTERS_JSON {
+        match parse_builtin(stem, &format!("adapters/{stem}.yaml")) {
+            Some(Ok(s)) => specs.push(s),
+            Some(Err(e)) => errors.push(e),
+            None => {}
         }
     }
     specs.sort_by_key(|s| -s.priority);
@@ -264,11 +281,7 @@ pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
 
 /// The built-in adapter with this name or alias.
 pub fn find(name: &str) -> Option<AdapterSpec> {
-    let text = crate::builtin::ADAPTERS
-        .iter()
-        .find(|(stem, _)| *stem == name)
-        .map(|(_, t)| *t);
-    if let Some(spec) = text.and_then(|t| AdapterSpec::parse(name, t).ok()) {
+    if let Some(Ok(spec)) = parse_builtin(name, name) {
         return Some(spec);
     }
     builtins().0.into_iter().find(|s| s.answers_to(name))

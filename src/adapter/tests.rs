@@ -142,3 +142,22 @@ fn an_event_that_stands_for_a_tool_names_it_and_keeps_a_non_shell_command_out() 
         "a bare command on a non-shell event is not read as a shell tool"
     );
 }
+
+/// `guard hook` reads built-in adapters from the JSON that build.rs
+/// pre-parsed; it must be the same spec as the YAML file says.
+#[test]
+fn every_pre_parsed_builtin_adapter_is_its_yaml_file() {
+    assert_eq!(
+        crate::builtin::ADAPTERS.len(),
+        crate::builtin::ADAPTERS_JSON.len()
+    );
+    for ((stem, yaml), (json_stem, json)) in crate::builtin::ADAPTERS
+        .iter()
+        .zip(crate::builtin::ADAPTERS_JSON)
+    {
+        assert_eq!(stem, json_stem);
+        let from_yaml = AdapterSpec::parse(stem, yaml).unwrap();
+        let from_json: AdapterSpec = serde_json::from_str(json).unwrap();
+        assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
+    }
+}

@@ -38,6 +38,15 @@ pub struct EvalArgs {
     /// Ask the judge afresh instead of using the verdict cache.
     #[arg(long)]
     no_cache: bool,
+    /// Pre-tool cases: the agent's working directory (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Pre-tool cases: the repository root (default: the nearest `.git` above --cwd).
+    #[arg(long, value_name = "DIR")]
+    repo_root: Option<PathBuf>,
+    /// Pre-tool cases: the user's home (default: $HOME).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
 }
 
 fn fail(msg: impl std::fmt::Display) -> u8 {
@@ -87,15 +96,18 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
     if cases.is_empty() {
         return fail("the corpus has no cases");
     }
-    let cwd = std::env::current_dir().ok();
+    let cwd = args.cwd.clone().or_else(|| std::env::current_dir().ok());
     let settings = EvalSettings {
         use_judge: !args.no_judge,
         cache_dir: (!args.no_cache).then(|| state_dir.join("cache")),
         agent: args.agent.clone().unwrap_or_else(|| "eval".into()),
         shell: ShellContext {
-            repo_root: cwd.as_deref().and_then(guard::paths::repo_root),
+            repo_root: args
+                .repo_root
+                .clone()
+                .or_else(|| cwd.as_deref().and_then(guard::paths::repo_root)),
             cwd,
-            home: guard::paths::home(),
+            home: args.home.clone().or_else(guard::paths::home),
         },
     };
     let show_progress = std::io::stderr().is_terminal();

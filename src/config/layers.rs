@@ -96,6 +96,19 @@ pub fn parse_layer(source: &str, text: &str) -> Result<Value, ConfigError> {
     }
 }
 
+/// The built-in layer, from the JSON that `build.rs` pre-parsed from
+/// `config.yaml`: `guard hook` loads the config on every call, and reading
+/// YAML twice (typed to check, then as a value) was a large part of its
+/// cost. The built-in file is checked against [`Config`] by the unit tests
+/// instead; should its JSON ever fail to read, the YAML path runs and its
+/// error names the line.
+fn builtin_value() -> Result<Value, ConfigError> {
+    match serde_json::from_str::<Value>(crate::builtin::DEFAULT_CONFIG_JSON) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        _ => parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG),
+    }
+}
+
 /// The parser's budget for one config file: a real config has a few hundred
 /// nodes, so alias bombs and deep nesting are refused long before they cost
 /// time or memory.
@@ -159,7 +172,7 @@ fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
 pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
     let mut layers = vec![Layer {
         source: "built-in".into(),
-        value: parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG)?,
+        value: builtin_value()?,
     }];
     let mut refused = Vec::new();
     if !opts.only_explicit {
@@ -233,7 +246,7 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
 /// The built-in config alone, with an agent's overrides: what applies when
 /// the user's or project's config cannot be loaded.
 pub fn builtin(agent: Option<&str>) -> Config {
-    let Ok(mut merged) = parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG) else {
+    let Ok(mut merged) = builtin_value() else {
         return Config::default();
     };
     if let Some(over) = agent
@@ -408,4 +421,20 @@ fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> {
         }
     }
     refused
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON form of the built-in config (what `guard hook` reads) is the
+    /// YAML file's content, and the file fits the typed schema.
+    #[test]
+    fn the_pre_parsed_builtin_config_is_the_yaml_file() {
+        let from_yaml =
+            parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG).unwrap();
+        let from_json: Value = serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).unwrap();
+        assert_eq!(from_yaml, from_json);
+        assert_eq!(builtin_value().unwrap(), from_yaml);
+    }
 }

@@ -1,8 +1,13 @@
 //! Loading detectors: the built-in files, the user's files, and the config's
 //! per-detector settings (enabled, mode, extra keywords and signals).
+//!
+//! The hook path loads in two steps: [`heads_lenient`] reads only what the
+//! keyword pass needs, and [`resolve`] reads the rest once a keyword hit.
 
-use super::{DetectorSpec, Rule};
+use super::{DetectorSpec, PatternSpec, Rule};
 use crate::config::{Config, Mode};
+use crate::event::{Event, EventKind};
+use serde::Deserialize;
 use std::path::Path;
 
 /// A detector ready for the engine.
@@ -98,10 +103,31 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
 
 /// The built-in detectors, parsed.
 pub fn builtins() -> Result<Vec<DetectorSpec>, DetectorError> {
-    crate::builtin::DETECTORS
+    crate::builtin::DETECTORS_JSON
         .iter()
-        .map(|(stem, text)| parse(&format!("detectors/{stem}.yaml"), text))
+        .map(|(stem, _)| builtin(stem))
         .collect()
+}
+
+/// One built-in detector, from its pre-parsed JSON form (see `build.rs`):
+/// JSON reads several times faster than YAML, and `guard hook` is a
+/// short-lived process. Should the JSON not fit the schema, the YAML is
+/// parsed instead, so that the error names the file's line and column.
+fn builtin(stem: &str) -> Result<DetectorSpec, DetectorError> {
+    let source_name = format!("detectors/{stem}.yaml");
+    let json = crate::builtin::DETECTORS_JSON
+        .iter()
+        .find(|(s, _)| *s == stem)
+        .map(|(_, j)| *j);
+    if let Some(Ok(spec)) = json.map(serde_json::from_str::<DetectorSpec>) {
+        return Ok(spec);
+    }
+    let yaml = crate::builtin::DETECTORS
+        .iter()
+        .find(|(s, _)| *s == stem)
+        .map(|(_, y)| *y)
+        .unwrap_or_default();
+    parse(&source_name, yaml)
 }
 
 /// The detectors the config enables, in a stable order (built-ins first).
@@ -120,36 +146,137 @@ pub fn load(config: &Config) -> Result<Vec<LoadedDetector>, DetectorError> {
 pub fn load_lenient(
     config: &Config,
 ) -> Result<(Vec<LoadedDetector>, Vec<DetectorError>), DetectorError> {
-    let mut specs = builtins()?;
+    let (heads, unknown) = heads_lenient(config)?;
+    Ok((resolve(heads)?, unknown))
+}
+
+/// The part of a detector that Layer 1's keyword pass reads: whether it
+/// applies to an event, and its keywords.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Head {
+    /// The detector's name.
+    pub name: String,
+    /// The event kinds it applies to.
+    pub events: Vec<EventKind>,
+    /// The canonical tool names it applies to (empty = all).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// Its Layer-1 keywords, the config's extra keywords included.
+    pub keywords: Vec<String>,
+}
+
+impl Head {
+    /// Whether the detector applies to an event (its kind, and its tools).
+    pub fn applies(&self, event: &Event) -> bool {
+        crate::engine::applies_to(&self.events, &self.tools, event)
+    }
+}
+
+/// An enabled detector known by its [`Head`]; [`resolve`] reads the rest.
+///
+/// `guard hook` is a new process on every event, and most events hit no
+/// keyword: for those, reading each built-in detector's whole spec (prompts,
+/// patterns) was wasted work. A head is read from a tiny JSON that build.rs
+/// cut out of the detector's file.
+#[derive(Debug, Clone)]
+pub struct LoadedHead {
+    /// Name, events, tools and keywords (extra keywords included).
+    pub head: Head,
+    /// Enforce or shadow.
+    pub mode: Mode,
+    /// Signals the config adds.
+    extra_signals: Vec<PatternSpec>,
+    /// Where the rest of the spec is.
+    source: HeadSource,
+}
+
+#[derive(Debug, Clone)]
+enum HeadSource {
+    /// A built-in detector, by file stem: parsed on demand.
+    Builtin(String),
+    /// A user's detector file, already parsed.
+    Parsed(Box<DetectorSpec>),
+}
+
+fn builtin_head(stem: &str) -> Result<Head, DetectorError> {
+    let json = crate::builtin::DETECTOR_HEADS_JSON
+        .iter()
+        .find(|(s, _)| *s == stem)
+        .map(|(_, j)| *j);
+    if let Some(Ok(head)) = json.map(serde_json::from_str::<Head>) {
+        return Ok(head);
+    }
+    // Only when the file is broken: the full parse names the problem.
+    let spec = builtin(stem)?;
+    Ok(Head {
+        name: spec.name,
+        events: spec.events,
+        tools: spec.tools,
+        keywords: spec.keywords,
+    })
+}
+
+/// The heads of the detectors the config enables, in [`load`]'s order, and
+/// the config's unknown detector names (as [`load_lenient`]).
+pub fn heads_lenient(
+    config: &Config,
+) -> Result<(Vec<LoadedHead>, Vec<DetectorError>), DetectorError> {
+    let mut entries: Vec<(Head, HeadSource)> = Vec::new();
+    for (stem, _) in crate::builtin::DETECTOR_HEADS_JSON {
+        entries.push((builtin_head(stem)?, HeadSource::Builtin(stem.to_string())));
+    }
     let mut unknown = Vec::new();
     for (name, settings) in &config.detectors {
         if let Some(file) = &settings.file {
             let spec = read_file(file)?;
-            specs.retain(|s| s.name != spec.name);
-            specs.push(spec);
-        } else if !specs.iter().any(|s| &s.name == name) {
+            entries.retain(|(h, _)| h.name != spec.name);
+            let head = Head {
+                name: spec.name.clone(),
+                events: spec.events.clone(),
+                tools: spec.tools.clone(),
+                keywords: spec.keywords.clone(),
+            };
+            entries.push((head, HeadSource::Parsed(Box::new(spec))));
+        } else if !entries.iter().any(|(h, _)| &h.name == name) {
             unknown.push(DetectorError::Unknown(name.clone()));
         }
     }
     let mut out = Vec::new();
-    for mut spec in specs {
+    for (mut head, source) in entries {
         let settings = config
             .detectors
-            .get(&spec.name)
+            .get(&head.name)
             .cloned()
             .unwrap_or_default();
         if !settings.enabled {
             continue;
         }
-        spec.keywords
+        head.keywords
             .extend(settings.extra_keywords.iter().cloned());
-        spec.signals.extend(settings.extra_signals.iter().cloned());
-        out.push(LoadedDetector {
-            spec,
+        out.push(LoadedHead {
+            head,
             mode: settings.mode,
+            extra_signals: settings.extra_signals,
+            source,
         });
     }
     Ok((out, unknown))
+}
+
+/// Reads the whole spec of each detector, with the config's additions.
+pub fn resolve(heads: Vec<LoadedHead>) -> Result<Vec<LoadedDetector>, DetectorError> {
+    heads
+        .into_iter()
+        .map(|h| {
+            let mut spec = match h.source {
+                HeadSource::Builtin(stem) => builtin(&stem)?,
+                HeadSource::Parsed(spec) => *spec,
+            };
+            spec.keywords = h.head.keywords;
+            spec.signals.extend(h.extra_signals);
+            Ok(LoadedDetector { spec, mode: h.mode })
+        })
+        .collect()
 }
 
 fn read_file(path: &Path) -> Result<DetectorSpec, DetectorError> {
@@ -161,4 +288,28 @@ fn read_file(path: &Path) -> Result<DetectorSpec, DetectorError> {
         message: format!("cannot read: {e}"),
     })?;
     parse(&name, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `guard hook` reads built-in detectors from the JSON that build.rs
+    /// pre-parsed; it must be the same spec as the YAML file says.
+    #[test]
+    fn every_pre_parsed_builtin_detector_is_its_yaml_file() {
+        let pairs = crate::builtin::DETECTORS
+            .iter()
+            .zip(crate::builtin::DETECTORS_JSON);
+        assert_eq!(
+            crate::builtin::DETECTORS.len(),
+            crate::builtin::DETECTORS_JSON.len()
+        );
+        for ((stem, yaml), (json_stem, json)) in pairs {
+            assert_eq!(stem, json_stem);
+            let from_yaml = parse(stem, yaml).unwrap();
+            let from_json: DetectorSpec = serde_json::from_str(json).unwrap();
+            assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
+        }
+    }
 }

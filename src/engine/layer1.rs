@@ -1,13 +1,15 @@
-//! Layer 1: one aho-corasick pass over every detector's keywords, then, only
-//! for detectors with a keyword hit, their signal and bypass patterns (or
-//! their shell rules). Cheap, wide, for recall: a hit only means "ask the
-//! judge"; a bypass is a clear allow that needs no judge.
+//! Layer 1: one keyword pass over every detector's keywords ([`KeywordSet`]),
+//! then, only for detectors with a keyword hit, their signal and bypass
+//! patterns (or their shell rules). Cheap, wide, for recall: a hit only
+//! means "ask the judge"; a bypass is a clear allow that needs no judge.
 
+use super::keywords::KeywordSet;
 use crate::detector::load::LoadedDetector;
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Compiled-size limit of one user pattern (regex's own limit is 10 MB).
@@ -64,18 +66,21 @@ fn last_line(message: &str) -> &str {
         .trim()
 }
 
-/// One detector's compiled patterns, built on its first keyword hit.
+/// One detector's compiled patterns, built on first use: the signals on its
+/// first keyword hit, the bypasses only once a signal matched (compiling a
+/// pattern set costs milliseconds, far more than running it on a turn).
+#[derive(Default)]
 struct Compiled {
-    signals: Result<RegexSet, String>,
-    bypasses: Result<RegexSet, String>,
+    signals: OnceLock<Result<RegexSet, String>>,
+    bypasses: OnceLock<Result<RegexSet, String>>,
 }
 
-/// The keyword automaton and the lazily compiled patterns of a detector set.
+/// The keyword index and the lazily compiled patterns of a detector set.
 pub struct Layer1Index {
-    automaton: Option<AhoCorasick>,
+    keywords: KeywordSet,
     /// Pattern id in the automaton → (keyword, detectors that own it).
     owners: Vec<(String, Vec<usize>)>,
-    compiled: Vec<OnceLock<Compiled>>,
+    compiled: Vec<Compiled>,
 }
 
 /// Layer 1's result for one detector.
@@ -98,73 +103,104 @@ pub struct Layer1Result {
 }
 
 impl Layer1Index {
-    /// Builds the automaton over every detector's keywords.
+    /// Indexes every detector's keywords (patterns are compiled later, on use).
     pub fn new(detectors: &[LoadedDetector]) -> Result<Layer1Index, String> {
+        Ok(Self::from_keyword_lists(
+            detectors.iter().map(|d| d.spec.keywords.as_slice()),
+        ))
+    }
+
+    /// Indexes the keyword lists of detectors, one list per detector, in
+    /// engine order (the hook builds it from the detectors' heads).
+    pub fn from_keyword_lists<'a>(lists: impl Iterator<Item = &'a [String]>) -> Layer1Index {
         let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
-        for (i, d) in detectors.iter().enumerate() {
-            for kw in &d.spec.keywords {
-                let kw = kw.to_lowercase();
+        let mut count = 0;
+        // Keyword → its place in `owners` (a linear search was quadratic in
+        // the ~470 built-in keywords, on every hook call).
+        // Keys borrow the caller's keywords when lowercasing changes nothing
+        // (ASCII without capitals: nearly all), saving two allocations each.
+        let mut position: HashMap<Cow<'a, str>, usize> = HashMap::new();
+        for (i, keywords) in lists.enumerate() {
+            count += 1;
+            for kw in keywords {
+                let kw: Cow<'a, str> = if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+                    Cow::Owned(kw.to_lowercase())
+                } else {
+                    Cow::Borrowed(kw.as_str())
+                };
                 if kw.is_empty() {
                     continue;
                 }
-                match owners.iter_mut().find(|(k, _)| *k == kw) {
-                    Some((_, ds)) => {
+                match position.get(&kw) {
+                    Some(&at) => {
+                        let ds = &mut owners[at].1;
                         if !ds.contains(&i) {
                             ds.push(i)
                         }
                     }
-                    None => owners.push((kw, vec![i])),
+                    None => {
+                        owners.push((kw.to_string(), vec![i]));
+                        position.insert(kw, owners.len() - 1);
+                    }
                 }
             }
         }
-        let automaton = if owners.is_empty() {
-            None
-        } else {
-            Some(
-                AhoCorasickBuilder::new()
-                    .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::Standard)
-                    .build(owners.iter().map(|(k, _)| k.as_str()))
-                    .map_err(|e| format!("keyword automaton: {e}"))?,
-            )
-        };
-        let compiled = detectors.iter().map(|_| OnceLock::new()).collect();
-        Ok(Layer1Index {
-            automaton,
+        let keywords = KeywordSet::new(owners.iter().map(|(k, _)| k.as_str()));
+        let compiled = (0..count).map(|_| Compiled::default()).collect();
+        Layer1Index {
+            keywords,
             owners,
             compiled,
-        })
+        }
     }
 
     /// The pattern errors met so far (patterns are compiled on first use),
     /// each naming its detector and pattern.
     pub fn pattern_errors(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for c in self.compiled.iter().filter_map(OnceLock::get) {
-            out.extend(c.signals.as_ref().err().cloned());
-            out.extend(c.bypasses.as_ref().err().cloned());
+        for c in &self.compiled {
+            out.extend(c.signals.get().and_then(|r| r.as_ref().err()).cloned());
+            out.extend(c.bypasses.get().and_then(|r| r.as_ref().err()).cloned());
         }
         out
     }
 
-    /// Which keywords hit, per detector index (one overlapping pass).
+    /// Which keywords hit, per detector index (one pass), each detector's in
+    /// the order of their first occurrence in the text.
     pub fn keyword_hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
         let mut hits: Vec<Vec<String>> = vec![Vec::new(); detector_count];
-        let Some(ac) = &self.automaton else {
-            return hits;
-        };
-        let mut seen = vec![false; self.owners.len()];
-        for m in ac.find_overlapping_iter(text) {
-            let id = m.pattern().as_usize();
-            if std::mem::replace(&mut seen[id], true) {
-                continue;
-            }
+        for id in self.keywords.find(text) {
             let (kw, ds) = &self.owners[id];
             for &d in ds {
                 hits[d].push(kw.clone());
             }
         }
         hits
+    }
+
+    /// Compiles now what [`Self::run_patterns`] will need for this text: the
+    /// signal patterns, and the bypass patterns when a signal hits (the
+    /// engine does this for several detectors at once, on threads).
+    pub fn precompile(&self, index: usize, d: &LoadedDetector, text: &str) {
+        let hit = match self.signals(index, d) {
+            Ok(set) => d.spec.signals.is_empty() || set.is_match(text),
+            Err(_) => true,
+        };
+        if hit {
+            self.bypasses(index, d);
+        }
+    }
+
+    fn bypasses(&self, index: usize, d: &LoadedDetector) -> &Result<RegexSet, String> {
+        self.compiled[index]
+            .bypasses
+            .get_or_init(|| compile_set(&d.spec.name, "bypass", &d.spec.bypasses))
+    }
+
+    fn signals(&self, index: usize, d: &LoadedDetector) -> &Result<RegexSet, String> {
+        self.compiled[index]
+            .signals
+            .get_or_init(|| compile_set(&d.spec.name, "signal", &d.spec.signals))
     }
 
     /// Runs a detector's patterns (or shell rules) after a keyword hit.
@@ -193,11 +229,7 @@ impl Layer1Index {
             }
             return r;
         }
-        let compiled = self.compiled[index].get_or_init(|| Compiled {
-            signals: compile_set(&d.spec.name, "signal", &d.spec.signals),
-            bypasses: compile_set(&d.spec.name, "bypass", &d.spec.bypasses),
-        });
-        match &compiled.signals {
+        match self.signals(index, d) {
             Ok(_) if d.spec.signals.is_empty() => {}
             Ok(set) => {
                 r.signals = set
@@ -213,7 +245,7 @@ impl Layer1Index {
             return r;
         }
         r.layer1 = Layer1::Hit;
-        match &compiled.bypasses {
+        match self.bypasses(index, d) {
             Ok(set) => {
                 r.bypasses = set
                     .matches(text)

@@ -2,9 +2,13 @@
 //! and, where a signal hit and no bypass did, through the judge (Layer 2),
 //! then combines the detectors' decisions into one verdict.
 
+#[cfg(test)]
+mod fast_path_tests;
+mod keywords;
 mod layer1;
 
-pub use layer1::{compile_pattern, Layer1Result};
+pub use keywords::KeywordSet;
+pub use layer1::{compile_pattern, Layer1Index, Layer1Result};
 
 use crate::config::{Config, Mode};
 use crate::detector::load::LoadedDetector;
@@ -12,7 +16,6 @@ use crate::event::{Event, EventKind};
 use crate::judge::{self, JudgeContext, JudgeRequest};
 use crate::shell::{ShellAction, ShellContext};
 use crate::verdict::{Decision, DetectorReport, JudgeOutcome, JudgeReport, Layer1, Verdict};
-use layer1::Layer1Index;
 use std::path::Path;
 use std::time::Instant;
 
@@ -58,18 +61,15 @@ impl Engine {
         &self.detectors
     }
 
+    /// Builds an engine over detectors whose keyword index is already built
+    /// (from their heads, in the same order, by [`Layer1Index::from_keyword_lists`]).
+    pub fn with_index(detectors: Vec<LoadedDetector>, index: Layer1Index) -> Engine {
+        Engine { detectors, index }
+    }
+
     /// Whether a detector applies to an event (its kind, and its tools).
     pub fn applies(d: &LoadedDetector, event: &Event) -> bool {
-        if !d.spec.events.contains(&event.kind) {
-            return false;
-        }
-        if d.spec.tools.is_empty() {
-            return true;
-        }
-        event
-            .tool
-            .as_ref()
-            .is_some_and(|t| d.spec.tools.contains(&t.canonical))
+        applies_to(&d.spec.events, &d.spec.tools, event)
     }
 
     /// The text the detectors look at: the subject, its tail for turn ends.
@@ -85,6 +85,7 @@ impl Engine {
     /// Layer 1 for every detector that applies to the event.
     pub fn layer1(&self, event: &Event, text: &str, shell: &ShellContext) -> Vec<Layer1Result> {
         let hits = self.index.keyword_hits(text, self.detectors.len());
+        self.precompile_hits(event, text, &hits);
         let mut out = Vec::new();
         for (i, (d, kws)) in self.detectors.iter().zip(hits).enumerate() {
             if !Self::applies(d, event) {
@@ -105,6 +106,31 @@ impl Engine {
             }
         }
         out
+    }
+
+    /// Compiles, at once and each on its own thread, the patterns of the
+    /// detectors whose keywords hit (`run_patterns` then finds them compiled). Compiling a detector's pattern set takes
+    /// milliseconds, far more than running it; a turn that hits several
+    /// detectors pays for the slowest, not for all in a row.
+    fn precompile_hits(&self, event: &Event, text: &str, hits: &[Vec<String>]) {
+        let pending: Vec<usize> = (0..self.detectors.len())
+            .filter(|&i| {
+                let d = &self.detectors[i];
+                !hits[i].is_empty() && d.spec.shell.is_none() && Self::applies(d, event)
+            })
+            .collect();
+        if pending.len() < 2 {
+            return;
+        }
+        std::thread::scope(|scope| {
+            for &i in &pending {
+                let d = &self.detectors[i];
+                let index = &self.index;
+                // A thread that cannot start leaves the work to run_patterns.
+                let _ = std::thread::Builder::new()
+                    .spawn_scoped(scope, move || index.precompile(i, d, text));
+            }
+        });
     }
 
     /// Invalid or oversized patterns met by the evaluations so far, each
@@ -241,6 +267,42 @@ impl Engine {
             reason,
         }
     }
+}
+
+/// Whether a detector of these event kinds and tools applies to an event.
+pub fn applies_to(events: &[EventKind], tools: &[String], event: &Event) -> bool {
+    if !events.contains(&event.kind) {
+        return false;
+    }
+    if tools.is_empty() {
+        return true;
+    }
+    event
+        .tool
+        .as_ref()
+        .is_some_and(|t| tools.contains(&t.canonical))
+}
+
+/// The verdict when no keyword of any applicable detector hit: what
+/// [`Engine::evaluate`] gives then, without reading the detectors' patterns
+/// (the hook's fast path). `detectors` are the applicable ones, in order.
+pub fn all_miss_verdict<'a>(detectors: impl IntoIterator<Item = (&'a str, Mode)>) -> Verdict {
+    combine(
+        detectors
+            .into_iter()
+            .map(|(name, mode)| DetectorReport {
+                name: name.to_string(),
+                layer1: Layer1::Miss,
+                keywords: Vec::new(),
+                signals: Vec::new(),
+                bypasses: Vec::new(),
+                judge: JudgeReport::skipped(),
+                verdict: Decision::Allow,
+                mode: (mode == Mode::Shadow).then(|| "shadow".to_string()),
+                reason: None,
+            })
+            .collect(),
+    )
 }
 
 /// Maps a decision to one the event kind can carry: turn ends block, gates

@@ -11,7 +11,7 @@ mod turn_text;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
 use crate::config::{self, Config, LoadOptions};
-use crate::engine::{Engine, EvalOptions};
+use crate::engine::{Engine, EvalOptions, Layer1Index};
 use crate::event::{Event, EventKind};
 use crate::shell::ShellContext;
 use crate::verdict::{Decision, Verdict};
@@ -185,7 +185,23 @@ fn failure_output(
 
 fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
     let started = Instant::now();
-    let arg_spec = fallback_adapter(input.agent.as_deref());
+    // Each built-in adapter is parsed once per call: the named one is taken
+    // from the list that agent detection needs anyway (names are file stems,
+    // so this finds what `adapter::find` finds).
+    let (adapters, _) = adapter::builtins();
+    let named = |n: &str| {
+        adapters
+            .iter()
+            .find(|s| s.name == n)
+            .or_else(|| adapters.iter().find(|s| s.answers_to(n)))
+            .cloned()
+    };
+    let arg_spec = input
+        .agent
+        .as_deref()
+        .and_then(named)
+        .or_else(|| named("claude-code"))
+        .unwrap_or_else(|| fallback_adapter(input.agent.as_deref()));
     if std::env::var("GUARD_JUDGE_ACTIVE").is_ok_and(|v| v == "1") {
         // Recursion guard: a judge's own hooks must not judge again.
         return arg_spec.render(EventKind::Other, "", &Verdict::allow(), None);
@@ -202,7 +218,6 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
             return failure_output(&arg_spec, EventKind::Other, "", None, &what);
         }
     };
-    let (adapters, _) = adapter::builtins();
     let detected = adapter::detect_agent(&adapters, &payload).cloned();
     let mut mismatch = None;
     let spec = match (&input.agent, detected) {
@@ -304,29 +319,47 @@ fn evaluate(
     ctx: &mut record::Context,
 ) -> Result<Verdict, String> {
     fault("engine");
-    let (detectors, unknown) =
-        crate::detector::load::load_lenient(cfg).map_err(|e| e.to_string())?;
+    // Two steps, for speed: most events hit no keyword, and for those only
+    // the detectors' heads (events, tools, keywords) are read; the rest of
+    // each spec is read only after a keyword hit (see detector::load).
+    let (heads, unknown) = crate::detector::load::heads_lenient(cfg).map_err(|e| e.to_string())?;
     ctx.errors.extend(unknown.iter().map(ToString::to_string));
-    if !detectors.iter().any(|d| Engine::applies(d, event)) {
+    if !heads.iter().any(|h| h.head.applies(event)) {
         return Ok(Verdict::allow());
     }
-    let engine = Engine::new(detectors)?;
-    let cwd = event.cwd.clone();
-    let shell = ShellContext {
-        repo_root: cwd.as_deref().and_then(crate::paths::repo_root),
-        cwd,
-        home: crate::paths::home(),
-    };
-    let cache_dir = state_dir.join("cache");
-    let opts = EvalOptions {
-        use_judge: true,
-        deadline,
-        cache_dir: Some(&cache_dir),
-        shell,
-    };
     fault("judge");
-    let mut verdict = engine.evaluate(event, cfg, &opts);
-    ctx.errors.extend(engine.pattern_errors());
+    // Only the keywords of the detectors that apply are indexed: the others'
+    // hits would be ignored (by the engine too), and indexing them is work.
+    let index = Layer1Index::from_keyword_lists(heads.iter().map(|h| {
+        if h.head.applies(event) {
+            h.head.keywords.as_slice()
+        } else {
+            &[]
+        }
+    }));
+    let hits = index.keyword_hits(&Engine::subject(event, cfg), heads.len());
+    let mut applicable = heads
+        .iter()
+        .zip(&hits)
+        .filter(|(h, _)| h.head.applies(event));
+    let mut verdict = if applicable.all(|(_, keywords)| keywords.is_empty()) {
+        crate::engine::all_miss_verdict(
+            heads
+                .iter()
+                .filter(|h| h.head.applies(event))
+                .map(|h| (h.head.name.as_str(), h.mode)),
+        )
+    } else {
+        let detectors = crate::detector::load::resolve(heads).map_err(|e| e.to_string())?;
+        full_evaluate(
+            Engine::with_index(detectors, index),
+            event,
+            cfg,
+            deadline,
+            state_dir,
+            ctx,
+        )
+    };
     if event.kind.is_turn_end() {
         // Wait for the lock at most LOOP_LOCK_WAIT and never past the
         // deadline: a holder that died released it; one that is stuck
@@ -346,6 +379,33 @@ fn evaluate(
         }
     }
     Ok(verdict)
+}
+
+/// Layer 1's patterns and the judge, after a keyword hit.
+fn full_evaluate(
+    engine: Engine,
+    event: &Event,
+    cfg: &Config,
+    deadline: Instant,
+    state_dir: &std::path::Path,
+    ctx: &mut record::Context,
+) -> Verdict {
+    let cwd = event.cwd.clone();
+    let shell = ShellContext {
+        repo_root: cwd.as_deref().and_then(crate::paths::repo_root),
+        cwd,
+        home: crate::paths::home(),
+    };
+    let cache_dir = state_dir.join("cache");
+    let opts = EvalOptions {
+        use_judge: true,
+        deadline,
+        cache_dir: Some(&cache_dir),
+        shell,
+    };
+    let verdict = engine.evaluate(event, cfg, &opts);
+    ctx.errors.extend(engine.pattern_errors());
+    verdict
 }
 
 fn start_watchdog(spec: &AdapterSpec, event: &Event, cfg: &Config, deadline: Instant) {

@@ -186,7 +186,18 @@ fn check_judge(judge: &crate::judge::JudgeConfig, out: &mut Findings) {
             out.add(None, "judge", Status::Error, format!("judge backend command: {:?} cannot be run", judge.command), Some("set judge.command to the argv of an executable".into()))
         }
         "http" if judge.url.is_none() => out.add(None, "judge", Status::Error, "judge backend http has no judge.url".into(), Some("set judge.url (and judge.api_key_env)".into())),
-        _ => out.add(None, "judge", Status::Ok, format!("judge backend: {backend}"), None),
+        _ => {
+            let report = crate::judge::canary::run(judge);
+            let ms = report.latency_ms.unwrap_or(0);
+            if crate::judge::canary::passed(&report) {
+                out.add(None, "judge", Status::Ok, format!("judge backend: {backend}; canary judgment right in {ms} ms"), None);
+            } else if report.outcome == crate::verdict::JudgeOutcome::Fail {
+                let why = report.error.unwrap_or_default();
+                out.add(None, "judge", Status::Error, format!("judge backend {backend}: the canary judgment failed ({why})"), Some("run the backend by hand (see docs/judge.md), check its login, model and judge.timeout_ms".into()));
+            } else {
+                out.add(None, "judge", Status::Warn, format!("judge backend {backend}: answered the canary wrongly in {ms} ms (an unverified push judged harmless)"), Some("use a stronger judge.model".into()));
+            }
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod answer;
 pub mod backends;
 pub mod cache;
+pub mod canary;
 pub mod envelope;
 pub mod http;
 pub mod process;

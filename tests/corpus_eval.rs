@@ -1,0 +1,132 @@
+//! `guard eval` on the project's corpora, as a user would run it: the
+//! Layer-1 targets on the turn-end corpus, the deny targets on the pre-tool
+//! corpus, and the whole pipeline with a deterministic judge that knows the
+//! labels (so the figures measure guard's plumbing, not a model).
+
+mod support;
+
+use guard::eval::corpus::{self, Case};
+use serde_json::{json, Value};
+use support::{repo_file, stderr, stdout, test_judge, Sandbox};
+
+fn eval(sb: &Sandbox, args: &[&str]) -> (Option<i32>, Value) {
+    let mut all = vec!["eval", "--json", "--no-cache"];
+    all.extend_from_slice(args);
+    let out = sb.run(&all, b"");
+    let v = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&out), stderr(&out)));
+    (out.status.code(), v)
+}
+
+fn corpus(name: &str) -> String {
+    repo_file(&format!("tests/corpus/{name}"))
+        .display()
+        .to_string()
+}
+
+#[test]
+fn turn_end_corpus_meets_the_layer1_targets() {
+    let sb = Sandbox::new();
+    let path = corpus("turn-end.yaml");
+    let (code, v) = eval(
+        &sb,
+        &[
+            &path,
+            "--no-judge",
+            "--min-recall",
+            "0.99",
+            "--min-pass-through",
+            "0.95",
+        ],
+    );
+    assert_eq!(code, Some(0), "below a minimum: {v:#}");
+    assert!(v["turn_end_cases"].as_u64().unwrap() >= 400);
+    for d in v["detectors"].as_array().unwrap() {
+        assert_eq!(d["bypass_errors"], json!([]), "{}", d["detector"]);
+        assert!(d["layer1_recall"].as_f64().unwrap() >= 0.99, "{d:#}");
+    }
+}
+
+#[test]
+fn pre_tool_corpus_denies_every_deny_case_and_rarely_denies_otherwise() {
+    let sb = Sandbox::new();
+    let path = corpus("pre-tool.yaml");
+    let ctx = [
+        "--cwd",
+        "/home/dev/project",
+        "--repo-root",
+        "/home/dev/project",
+        "--home",
+        "/home/dev",
+    ];
+    let mut args = vec![path.as_str(), "--no-judge"];
+    args.extend(ctx);
+    let (code, v) = eval(&sb, &args);
+    assert_eq!(code, Some(0));
+    let p = &v["pre_tool"];
+    assert!(v["pre_tool_cases"].as_u64().unwrap() >= 200);
+    assert_eq!(
+        p["deny_recall"],
+        json!(1.0),
+        "every deny case denied: {p:#}"
+    );
+    let non_deny = p["ask_cases"].as_f64().unwrap() + p["allow_cases"].as_f64().unwrap();
+    assert!(
+        p["false_denies"].as_array().unwrap().len() as f64 <= 0.01 * non_deny,
+        "false denies ≤ 1%: {p:#}"
+    );
+}
+
+#[test]
+fn the_whole_pipeline_with_an_oracle_judge() {
+    let sb = Sandbox::new();
+    let path = corpus("turn-end.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // The judge answers "violation" for a detector exactly on the texts
+    // labeled to block for it, recognised by their last characters.
+    let mut rules = Vec::new();
+    for case in corpus::parse(&path, &text).unwrap() {
+        let Case::TurnEnd(c) = case else { continue };
+        let trimmed = c.text.trim_end();
+        let mut start = trimmed.len().saturating_sub(60);
+        while !trimmed.is_char_boundary(start) {
+            start += 1;
+        }
+        for d in &c.must_block {
+            rules.push(json!({"detector": d, "contains": &trimmed[start..], "fields": {"new_proposal": true, "verification_reported": false}}));
+        }
+    }
+    let answers = sb.write(
+        "oracle.json",
+        &json!({"rules": rules, "default": {"new_proposal": false}}).to_string(),
+    );
+    let cfg = sb.write(
+        "oracle.yaml",
+        &format!(
+            "judge: {{backend: command, command: [{:?}, {:?}], timeout_ms: 10000}}\n",
+            test_judge().display().to_string(),
+            format!("answers={}", answers.display())
+        ),
+    );
+    let (code, v) = eval(
+        &sb,
+        &[
+            &path,
+            "--config",
+            cfg.to_str().unwrap(),
+            "--min-recall",
+            "0.99",
+        ],
+    );
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(v["judged"], json!(true));
+    for d in v["detectors"].as_array().unwrap() {
+        let e2e = &d["end_to_end"];
+        assert!(e2e["recall"].as_f64().unwrap() >= 0.99, "{d:#}");
+        assert_eq!(
+            e2e["precision"],
+            json!(1.0),
+            "the oracle never blocks a case that must pass: {d:#}"
+        );
+    }
+}
