@@ -76,11 +76,7 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         Err(e) => return fail(e),
     };
     let cwd = event.cwd.clone().or_else(|| std::env::current_dir().ok());
-    let shell = ShellContext {
-        repo_root: cwd.as_deref().and_then(guard::paths::repo_root),
-        cwd,
-        home: guard::paths::home(),
-    };
+    let shell = ShellContext::for_cwd(cwd);
     let deadline = Instant::now() + cfg.deadline.for_kind(event.kind);
     let cache = guard::paths::state_dir().join("cache");
     let eval = EvalOptions {

@@ -214,11 +214,7 @@ pub fn replay(
             continue;
         };
         let cwd = event.cwd.clone();
-        let shell = ShellContext {
-            repo_root: cwd.as_deref().and_then(crate::paths::repo_root),
-            cwd,
-            home: crate::paths::home(),
-        };
+        let shell = ShellContext::for_cwd(cwd);
         let opts = EvalOptions {
             use_judge,
             deadline: Instant::now() + config.deadline.for_kind(event.kind),

@@ -390,11 +390,12 @@ fn full_evaluate(
     state_dir: &std::path::Path,
     ctx: &mut record::Context,
 ) -> Verdict {
-    let cwd = event.cwd.clone();
-    let shell = ShellContext {
-        repo_root: cwd.as_deref().and_then(crate::paths::repo_root),
-        cwd,
-        home: crate::paths::home(),
+    // Only commands need the repository root (an ancestor walk of stat
+    // calls); turn ends and other events skip it.
+    let shell = if event.tool.is_some() {
+        ShellContext::for_cwd(event.cwd.clone())
+    } else {
+        ShellContext::default()
     };
     let cache_dir = state_dir.join("cache");
     let opts = EvalOptions {

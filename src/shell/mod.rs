@@ -43,6 +43,19 @@ pub struct ShellContext {
     pub home: Option<PathBuf>,
 }
 
+impl ShellContext {
+    /// The context of a command run in `cwd`: its repository root (the
+    /// nearest `.git` above it) and the user's home.
+    pub fn for_cwd(cwd: Option<PathBuf>) -> ShellContext {
+        let repo_root = cwd.as_deref().and_then(crate::paths::repo_root);
+        ShellContext {
+            cwd,
+            repo_root,
+            home: crate::paths::home(),
+        }
+    }
+}
+
 /// What a matching rule asks for. Ordered by strictness: `Deny > Ask`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
