@@ -6,24 +6,45 @@
 //! config show` and the installer) and pre-parsed into JSON. `guard hook`
 //! runs on every event of every agent and is a short-lived process, so
 //! parsing YAML on each call was most of its cost; serde_json reads the same
-//! data several times faster. For detectors a third, tiny form is embedded:
-//! the "head" (name, events, tools, keywords) that Layer 1 needs, so that an
-//! event no keyword hits never reads the rest (prompts, patterns). A
+//! data several times faster. A third, tiny form is embedded: the "head"
+//! of each detector (name, events, tools, keywords: what Layer 1 needs, so
+//! that an event no keyword hits never reads prompts and patterns) and of
+//! each adapter (what agent detection needs, so that only the adapter
+//! picked is read in full). A
 //! built-in file that is not valid YAML fails the build here, not at run
 //! time; whether it fits the typed schema is checked by unit tests that
 //! compare the JSON form with the YAML form.
 
+// The literal gates of the built-in patterns are computed here, with the
+// engine's own code (see `src/engine/gate.rs`).
+#[allow(dead_code)]
+#[path = "src/engine/gate.rs"]
+mod gate;
+
+use std::collections::BTreeMap;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The keys of a detector that Layer 1 reads (see `detector::load::Head`).
 const DETECTOR_HEAD_KEYS: &[&str] = &["name", "events", "tools", "keywords"];
+/// The keys of an adapter that agent detection reads (see `adapter::AdapterHead`).
+const ADAPTER_HEAD_KEYS: &[&str] = &[
+    "name",
+    "aliases",
+    "detect",
+    "priority",
+    "event_field",
+    "event_rules",
+    "default_event",
+];
 
 fn main() {
+    link_without_pie();
     let out = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let mut code = String::new();
+    let mut gates: BTreeMap<String, String> = BTreeMap::new();
     for dir in ["detectors", "adapters"] {
         println!("cargo:rerun-if-changed={dir}");
         let mut files: Vec<_> = fs::read_dir(dir)
@@ -38,8 +59,21 @@ fn main() {
         let mut json = format!(
             "/// Built-in `{dir}/*.yaml` files pre-parsed into JSON: (file stem, JSON).\npub const {upper}_JSON: &[(&str, &str)] = &[\n"
         );
-        let mut heads = String::from(
-            "/// The Layer-1 part of each built-in detector, as JSON: (file stem, JSON).\npub const DETECTOR_HEADS_JSON: &[(&str, &str)] = &[\n",
+        let (head_keys, heads_doc, heads_name) = if dir == "detectors" {
+            (
+                DETECTOR_HEAD_KEYS,
+                "The Layer-1 part of each built-in detector",
+                "DETECTOR_HEADS_JSON",
+            )
+        } else {
+            (
+                ADAPTER_HEAD_KEYS,
+                "The detection part of each built-in adapter",
+                "ADAPTER_HEADS_JSON",
+            )
+        };
+        let mut heads = format!(
+            "/// {heads_doc}, as JSON: (file stem, JSON).\npub const {heads_name}: &[(&str, &str)] = &[\n"
         );
         for path in files {
             println!("cargo:rerun-if-changed={}", path.display());
@@ -55,27 +89,42 @@ fn main() {
             let value = yaml_to_json(&abs);
             json.push_str(&format!("    ({stem:?}, {:?}),\n", value.to_string()));
             if dir == "detectors" {
-                let mut head = serde_json::Map::new();
-                for key in DETECTOR_HEAD_KEYS {
-                    if let Some(v) = value.get(key) {
-                        head.insert((*key).to_string(), v.clone());
+                for key in ["signals", "bypasses"] {
+                    let patterns = value.get(key).and_then(|v| v.as_array());
+                    for p in patterns.into_iter().flatten() {
+                        if let Some(p) = p.get("pattern").and_then(|p| p.as_str()) {
+                            let gate = gate::Gate::of_pattern(p).to_json().to_string();
+                            gates.insert(p.to_string(), gate);
+                        }
                     }
                 }
-                heads.push_str(&format!(
-                    "    ({stem:?}, {:?}),\n",
-                    serde_json::Value::Object(head).to_string()
-                ));
             }
+            let mut head = serde_json::Map::new();
+            for key in head_keys {
+                if let Some(v) = value.get(key) {
+                    head.insert((*key).to_string(), v.clone());
+                }
+            }
+            heads.push_str(&format!(
+                "    ({stem:?}, {:?}),\n",
+                serde_json::Value::Object(head).to_string()
+            ));
         }
         for part in [&mut yaml, &mut json, &mut heads] {
             part.push_str("];\n");
         }
         code.push_str(&yaml);
         code.push_str(&json);
-        if dir == "detectors" {
-            code.push_str(&heads);
-        }
+        code.push_str(&heads);
     }
+    code.push_str(
+        "/// The literal gate of each built-in signal and bypass pattern, sorted by\n/// pattern: (pattern, gate as JSON; see `engine::gate`).\npub const PATTERN_GATES: &[(&str, &str)] = &[\n",
+    );
+    for (pattern, gate) in &gates {
+        code.push_str(&format!("    ({pattern:?}, {gate:?}),\n"));
+    }
+    code.push_str("];\n");
+    println!("cargo:rerun-if-changed=src/engine/gate.rs");
     println!("cargo:rerun-if-changed=config.yaml");
     let config = yaml_to_json(&manifest.join("config.yaml"));
     code.push_str(&format!(
@@ -95,4 +144,18 @@ fn yaml_to_json(path: &Path) -> serde_json::Value {
     }
     serde_saphyr::from_str(&text)
         .unwrap_or_else(|e| panic!("{} is not valid YAML: {e}", path.display()))
+}
+
+/// Links the `guard` executable at a fixed address (not position-independent)
+/// on Linux: a position-independent executable is relocated by the dynamic
+/// loader at every start, which touched ~70 pages and cost a third of a
+/// Layer-1 miss (see docs/adr/0004-non-pie-executable.md). Libraries, heap
+/// and stack stay randomized.
+fn link_without_pie() {
+    let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let env_ = env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os == "linux" && env::var_os("GUARD_PIE").is_none() && (env_ == "gnu" || env_ == "musl") {
+        println!("cargo:rustc-link-arg-bin=guard=-no-pie");
+    }
+    println!("cargo:rerun-if-env-changed=GUARD_PIE");
 }

@@ -10,7 +10,7 @@ mod detect;
 mod parse;
 mod render;
 
-pub use detect::detect_agent;
+pub use detect::{detect_agent, Detectable};
 pub use parse::ParseError;
 pub use render::HookOutput;
 
@@ -246,6 +246,86 @@ impl AdapterSpec {
     ) -> HookOutput {
         render::render(self, event_kind, native_event, verdict, ask_as)
     }
+}
+
+/// Where an adapter finds a payload's native event name (see
+/// [`AdapterSpec::event_field`] and the two fields after it).
+#[derive(Debug, Clone, Copy)]
+pub struct EventNaming<'a> {
+    /// Paths of the event name, first present wins.
+    pub event_field: &'a [String],
+    /// Shapes that name the event when no path is present.
+    pub event_rules: &'a [EventRule],
+    /// The name assumed otherwise.
+    pub default_event: Option<&'a str>,
+}
+
+/// The part of an adapter that agent detection reads. `guard hook` parses
+/// this for every built-in adapter (from `build.rs`'s pre-parsed heads) and
+/// the full [`AdapterSpec`] only for the adapter it picks.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AdapterHead {
+    /// See [`AdapterSpec::name`].
+    pub name: String,
+    /// See [`AdapterSpec::aliases`].
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// See [`AdapterSpec::detect`].
+    #[serde(default)]
+    pub detect: Vec<DetectRule>,
+    /// See [`AdapterSpec::priority`].
+    #[serde(default)]
+    pub priority: i32,
+    /// See [`AdapterSpec::event_field`].
+    #[serde(default)]
+    pub event_field: Vec<String>,
+    /// See [`AdapterSpec::event_rules`].
+    #[serde(default)]
+    pub event_rules: Vec<EventRule>,
+    /// See [`AdapterSpec::default_event`].
+    #[serde(default)]
+    pub default_event: Option<String>,
+}
+
+impl AdapterHead {
+    /// Whether `name` is this adapter's name or one of its aliases.
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.iter().any(|a| a == name)
+    }
+}
+
+macro_rules! detectable {
+    ($t:ty) => {
+        impl Detectable for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn priority(&self) -> i32 {
+                self.priority
+            }
+            fn detect(&self) -> &[DetectRule] {
+                &self.detect
+            }
+            fn naming(&self) -> EventNaming<'_> {
+                EventNaming {
+                    event_field: &self.event_field,
+                    event_rules: &self.event_rules,
+                    default_event: self.default_event.as_deref(),
+                }
+            }
+        }
+    };
+}
+detectable!(AdapterSpec);
+detectable!(AdapterHead);
+
+/// The detection heads of every built-in adapter (an unreadable one is
+/// left out: [`builtins`] reports it).
+pub fn builtin_heads() -> Vec<AdapterHead> {
+    crate::builtin::ADAPTER_HEADS_JSON
+        .iter()
+        .filter_map(|(_, json)| serde_json::from_str(json).ok())
+        .collect()
 }
 
 /// Parses a built-in adapter from its pre-parsed JSON form (see `build.rs`):

@@ -1,6 +1,6 @@
 //! Payload → [`Event`], driven by the adapter's field paths.
 
-use super::AdapterSpec;
+use super::{AdapterSpec, EventNaming};
 use crate::event::{Event, EventKind, Tool};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -47,17 +47,18 @@ pub fn shape_matches(payload: &Value, keys: &[String], absent: &[String]) -> boo
 /// The native event name of a payload, by the adapter's rules: the first
 /// `event_field` path present, else the first `event_rules` shape that
 /// matches, else `default_event`.
-pub fn native_event(spec: &AdapterSpec, payload: &Value) -> Option<String> {
-    first(payload, &spec.event_field)
+pub fn native_event(naming: EventNaming, payload: &Value) -> Option<String> {
+    first(payload, naming.event_field)
         .and_then(Value::as_str)
         .map(str::to_string)
         .or_else(|| {
-            spec.event_rules
+            naming
+                .event_rules
                 .iter()
                 .find(|r| shape_matches(payload, &r.keys, &r.absent))
                 .map(|r| r.event.clone())
         })
-        .or_else(|| spec.default_event.clone())
+        .or_else(|| naming.default_event.map(str::to_string))
 }
 
 /// Maps a native tool name to its canonical name.
@@ -83,7 +84,7 @@ pub fn to_event(spec: &AdapterSpec, payload: Value) -> Result<Event, ParseError>
             kind_name(&payload)
         )));
     }
-    let native = native_event(spec, &payload)
+    let native = native_event(super::detect::Detectable::naming(spec), &payload)
         .ok_or_else(|| ParseError::NoEventName(spec.event_field.join(", ")))?;
     let kind = spec
         .events

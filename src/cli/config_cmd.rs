@@ -50,13 +50,9 @@ pub fn run(action: ConfigAction, config_path: Option<PathBuf>) -> u8 {
                     .collect::<Vec<_>>()
                     .join(" < ")
             );
-            let width = loaded
-                .sources
-                .iter()
-                .map(|(k, _)| k.len())
-                .max()
-                .unwrap_or(0);
-            for (key, source) in &loaded.sources {
+            let sources = loaded.sources();
+            let width = sources.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+            for (key, source) in &sources {
                 let value = key
                     .split('.')
                     .try_fold(&loaded.merged, |v, k| v.get(k))

@@ -3,6 +3,7 @@
 
 use super::Config;
 use crate::verdict::Decision;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -62,8 +63,8 @@ pub struct LoadedConfig {
     pub layers: Vec<Layer>,
     /// The merged value, for `guard config show`.
     pub merged: Value,
-    /// Dotted key → source of the value in effect.
-    pub sources: Vec<(String, String)>,
+    /// The agent whose overrides (`agents.<name>`) were applied.
+    pub agent: Option<String>,
     /// Project settings refused because they would loosen the policy.
     pub refused: Vec<String>,
 }
@@ -218,17 +219,12 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
         }
     }
     let mut merged = merge_all(&layers);
-    let mut sources = Vec::new();
-    for layer in &layers {
-        record_sources("", &layer.value, &layer.source, &mut sources);
-    }
     if let Some(agent) = &opts.agent {
         if let Some(over) = merged.get("agents").and_then(|a| a.get(agent)).cloned() {
             deep_merge(&mut merged, &over);
-            record_sources("", &over, &format!("agents.{agent}"), &mut sources);
         }
     }
-    let config: Config = serde_json::from_value(merged.clone()).map_err(|e| ConfigError {
+    let config = Config::deserialize(&merged).map_err(|e| ConfigError {
         source_name: "merged config".into(),
         line: None,
         column: None,
@@ -238,9 +234,29 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
         config,
         layers,
         merged,
-        sources,
+        agent: opts.agent.clone(),
         refused,
     })
+}
+
+impl LoadedConfig {
+    /// Dotted key → the source of the value in effect (a layer's file, or
+    /// `agents.<name>`), for `guard config show`.
+    pub fn sources(&self) -> Vec<(String, String)> {
+        let mut sources = Vec::new();
+        for layer in &self.layers {
+            record_sources("", &layer.value, &layer.source, &mut sources);
+        }
+        if let Some(agent) = &self.agent {
+            if let Some(over) = merge_all(&self.layers)
+                .get("agents")
+                .and_then(|a| a.get(agent))
+            {
+                record_sources("", over, &format!("agents.{agent}"), &mut sources);
+            }
+        }
+        sources
+    }
 }
 
 /// The built-in config alone, with an agent's overrides: what applies when

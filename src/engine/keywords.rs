@@ -5,46 +5,134 @@
 //! Why not an Aho-Corasick automaton: `guard hook` is a new process on every
 //! event, so the prefilter is built on every call, and building an automaton
 //! over the built-in detectors' ~470 keywords took over a millisecond, twice
-//! the cost of starting the process. This index is built in microseconds:
-//! the keywords bucketed by a 12-bit hash of their first three (lowercased)
-//! bytes. The scan hashes the three bytes at each position and compares the
-//! keywords of that bucket, if any. Keywords of one or two bytes (`rm`, `dd`)
-//! are bucketed the same way on their bytes.
+//! the cost of starting the process. This index is built in microseconds.
+//!
+//! Each keyword of four bytes or more is anchored on its rarest four-byte
+//! window (scored by English letter frequency: `commit` on `mmit`, not on
+//! the `the ` of `the pr`). The scan reads the four bytes at each position
+//! as one word, folds ASCII case by setting bit 5 of each byte (a superset
+//! of case-insensitive equality: a match is confirmed byte by byte after),
+//! hashes it with one multiplication and tests one bit of a 64-kbit filter;
+//! only the rare positions that pass look up a 12-bit bucket and compare
+//! keywords. Keywords of two or three bytes (`bug`, `rm`) are found with
+//! `memchr` on their first byte, one-byte ones by a plain search.
 
+/// Filter bits (a power of two): 16 bits of hash.
+const FILTER_BITS: usize = 1 << 16;
 /// Buckets (a power of two): 12 bits of hash.
 const BUCKETS: usize = 1 << 12;
 
-/// Keyword ids grouped by bucket: the ids of bucket `b` are
-/// `ids[starts[b]..starts[b + 1]]`.
+/// The keywords anchored on four-byte windows: a filter bit per hash, and
+/// the keyword ids grouped by bucket (the ids of bucket `b` are
+/// `ids[starts[b]..starts[b + 1]]`).
 #[derive(Debug, Clone)]
-struct Buckets {
+struct Anchors {
+    filter: Vec<u64>,
     starts: Vec<u32>,
     ids: Vec<u32>,
 }
 
-impl Buckets {
-    fn new(entries: &[(usize, u32)]) -> Buckets {
+impl Anchors {
+    /// `entries`: (hash of the anchor window, keyword id).
+    fn new(entries: &[(u32, u32)]) -> Option<Anchors> {
+        if entries.is_empty() {
+            return None;
+        }
+        let mut filter = vec![0u64; FILTER_BITS / 64];
         let mut starts = vec![0u32; BUCKETS + 1];
-        for &(b, _) in entries {
-            starts[b + 1] += 1;
+        for &(h, _) in entries {
+            let bit = filter_bit(h);
+            filter[bit / 64] |= 1 << (bit % 64);
+            starts[bucket(h) + 1] += 1;
         }
         for b in 0..BUCKETS {
             starts[b + 1] += starts[b];
         }
         let mut next = starts.clone();
         let mut ids = vec![0u32; entries.len()];
-        for &(b, id) in entries {
+        for &(h, id) in entries {
+            let b = bucket(h);
             ids[next[b] as usize] = id;
             next[b] += 1;
         }
-        Buckets { starts, ids }
+        Some(Anchors {
+            filter,
+            starts,
+            ids,
+        })
     }
 
+    /// Whether some anchor may have this hash (see [`folded_hash`]).
+    #[inline(always)]
+    fn may_hold(&self, h: u32) -> bool {
+        let bit = filter_bit(h);
+        self.filter[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    /// The ids of the keywords whose anchor hashes to the bucket of `h`.
     #[inline]
-    fn get(&self, bucket: usize) -> &[u32] {
-        &self.ids[self.starts[bucket] as usize..self.starts[bucket + 1] as usize]
+    fn get(&self, h: u32) -> &[u32] {
+        let b = bucket(h);
+        &self.ids[self.starts[b] as usize..self.starts[b + 1] as usize]
     }
 }
+
+/// The hash of four bytes packed first-byte-lowest and case folded (bit 5
+/// of each byte set).
+#[inline(always)]
+fn folded_hash(folded: u32) -> u32 {
+    folded.wrapping_mul(0x9E37_79B1)
+}
+
+#[inline(always)]
+fn filter_bit(h: u32) -> usize {
+    (h >> 16) as usize
+}
+
+#[inline(always)]
+fn bucket(h: u32) -> usize {
+    (h >> 20) as usize
+}
+
+#[inline(always)]
+fn pack(window: &[u8]) -> u32 {
+    u32::from_le_bytes([window[0], window[1], window[2], window[3]])
+}
+
+/// How common a byte is in English prose (higher: more common); anchors
+/// are the windows with the lowest sum.
+#[inline]
+fn commonness(b: u8) -> u32 {
+    u32::from(COMMONNESS[usize::from(b.to_ascii_lowercase())])
+}
+
+const COMMONNESS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let ranks: [(&[u8], u8); 11] = [
+        (b" ", 24),
+        (b"e", 13),
+        (b"t", 9),
+        (b"ao", 8),
+        (b"in", 7),
+        (b"shr", 6),
+        (b"dl", 4),
+        (b"cu", 3),
+        (b"mwfgyp,.", 2),
+        (b"bvk", 1),
+        (b"", 0),
+    ];
+    let mut r = 0;
+    while r < ranks.len() {
+        let (bytes, rank) = ranks[r];
+        let mut i = 0;
+        while i < bytes.len() {
+            table[bytes[i] as usize] = rank;
+            i += 1;
+        }
+        r += 1;
+    }
+    table
+};
 
 /// A set of keywords, ready to search for.
 #[derive(Debug, Clone)]
@@ -54,24 +142,14 @@ pub struct KeywordSet {
     bytes: Vec<u8>,
     /// Where each keyword is in `bytes`, in the caller's order (ids).
     spans: Vec<(u32, u32)>,
-    /// Keywords of three bytes or more, by the hash of their first three.
-    long: Buckets,
-    /// Whether there is any keyword of three bytes or more.
-    has_long: bool,
-    /// Two-byte keywords, by the hash of their bytes.
-    two_byte: Buckets,
-    /// Whether there is any two-byte keyword.
-    has_two_byte: bool,
-    /// (byte, keyword id) of every one-byte keyword.
-    one_byte: Vec<(u8, u32)>,
-}
-
-#[inline]
-fn bucket(a: u8, b: u8, c: u8) -> usize {
-    let word = u32::from(a.to_ascii_lowercase())
-        | u32::from(b.to_ascii_lowercase()) << 8
-        | u32::from(c.to_ascii_lowercase()) << 16;
-    (word.wrapping_mul(0x9E37_79B1) >> 20) as usize
+    /// Where each keyword's anchor window starts within it.
+    anchor_at: Vec<u32>,
+    /// Each keyword's anchor window, case folded (see [`hash`]).
+    anchor_word: Vec<u32>,
+    /// Keywords of four bytes or more, by anchor.
+    anchors: Option<Anchors>,
+    /// Ids of the keywords of one to three bytes.
+    short: Vec<u32>,
 }
 
 impl KeywordSet {
@@ -85,26 +163,32 @@ impl KeywordSet {
             bytes.extend(k.bytes().map(|b| b.to_ascii_lowercase()));
             spans.push((start, bytes.len() as u32));
         }
-        let mut long = Vec::with_capacity(spans.len());
-        let mut two_byte = Vec::new();
-        let mut one_byte = Vec::new();
+        let mut anchor_at = vec![0u32; spans.len()];
+        let mut anchor_word = vec![0u32; spans.len()];
+        let mut entries = Vec::with_capacity(spans.len());
+        let mut short = Vec::new();
         for (id, &(start, end)) in spans.iter().enumerate() {
-            let id = id as u32;
-            match &bytes[start as usize..end as usize] {
-                [] => {}
-                [a] => one_byte.push((*a, id)),
-                [a, b] => two_byte.push((bucket(*a, *b, 0), id)),
-                [a, b, c, ..] => long.push((bucket(*a, *b, *c), id)),
+            let kw = &bytes[start as usize..end as usize];
+            match kw.len() {
+                0 => {}
+                1..=3 => short.push(id as u32),
+                _ => {
+                    let at = (0..=kw.len() - 4)
+                        .min_by_key(|&i| kw[i..i + 4].iter().map(|&b| commonness(b)).sum::<u32>())
+                        .unwrap_or(0);
+                    anchor_at[id] = at as u32;
+                    anchor_word[id] = pack(&kw[at..at + 4]) | 0x2020_2020;
+                    entries.push((folded_hash(anchor_word[id]), id as u32));
+                }
             }
         }
         KeywordSet {
             bytes,
             spans,
-            has_long: !long.is_empty(),
-            long: Buckets::new(&long),
-            has_two_byte: !two_byte.is_empty(),
-            two_byte: Buckets::new(&two_byte),
-            one_byte,
+            anchor_at,
+            anchor_word,
+            anchors: Anchors::new(&entries),
+            short,
         }
     }
 
@@ -115,28 +199,31 @@ impl KeywordSet {
         let t = text.as_bytes();
         // Start of each keyword's first occurrence.
         let mut first: Vec<Option<usize>> = vec![None; self.spans.len()];
-        if self.has_long && t.len() >= 3 {
-            for i in 0..=t.len() - 3 {
-                for &id in self.long.get(bucket(t[i], t[i + 1], t[i + 2])) {
-                    let id = id as usize;
-                    if first[id].is_none() && starts_with_ignore_case(&t[i..], self.keyword(id)) {
-                        first[id] = Some(i);
+        if let Some(anchors) = &self.anchors {
+            // Four windows per eight-byte read, then the rest one by one.
+            let mut i = 0;
+            while let Some(chunk) = t.get(i..i + 8) {
+                let mut bytes = [0u8; 8];
+                bytes.copy_from_slice(chunk);
+                let folded = u64::from_le_bytes(bytes) | 0x2020_2020_2020_2020;
+                for k in 0..4 {
+                    let window = (folded >> (8 * k)) as u32;
+                    let h = folded_hash(window);
+                    if anchors.may_hold(h) {
+                        self.check(anchors, window, t, i + k, &mut first);
                     }
+                }
+                i += 4;
+            }
+            for (at, window) in t.get(i..).unwrap_or_default().windows(4).enumerate() {
+                let window = pack(window) | 0x2020_2020;
+                if anchors.may_hold(folded_hash(window)) {
+                    self.check(anchors, window, t, i + at, &mut first);
                 }
             }
         }
-        if self.has_two_byte && t.len() >= 2 {
-            for i in 0..=t.len() - 2 {
-                for &id in self.two_byte.get(bucket(t[i], t[i + 1], 0)) {
-                    let id = id as usize;
-                    if first[id].is_none() && starts_with_ignore_case(&t[i..], self.keyword(id)) {
-                        first[id] = Some(i);
-                    }
-                }
-            }
-        }
-        for &(byte, id) in &self.one_byte {
-            first[id as usize] = t.iter().position(|c| c.to_ascii_lowercase() == byte);
+        for &id in &self.short {
+            first[id as usize] = self.find_short(t, id as usize);
         }
         let mut hits: Vec<(usize, std::cmp::Reverse<usize>, usize)> = first
             .iter()
@@ -149,9 +236,45 @@ impl KeywordSet {
         hits.sort_unstable();
         hits.into_iter().map(|(_, _, id)| id).collect()
     }
-}
 
-impl KeywordSet {
+    /// Records the keywords anchored on `window` (case folded, at `i`)
+    /// whose occurrence it completes, unless seen before.
+    #[inline(never)]
+    fn check(
+        &self,
+        anchors: &Anchors,
+        window: u32,
+        t: &[u8],
+        i: usize,
+        first: &mut [Option<usize>],
+    ) {
+        for &id in anchors.get(folded_hash(window)) {
+            let id = id as usize;
+            if self.anchor_word[id] != window {
+                continue;
+            }
+            let Some(start) = i.checked_sub(self.anchor_at[id] as usize) else {
+                continue;
+            };
+            if first[id].is_none() && starts_with_ignore_case(&t[start..], self.keyword(id)) {
+                first[id] = Some(start);
+            }
+        }
+    }
+
+    /// Where a keyword of one to three bytes first occurs: `memchr` finds
+    /// its rarest byte, in either case, and the rest is compared there.
+    fn find_short(&self, t: &[u8], id: usize) -> Option<usize> {
+        let kw = self.keyword(id);
+        let at = (0..kw.len())
+            .min_by_key(|&i| commonness(kw[i]))
+            .unwrap_or(0);
+        let (lower, upper) = (kw[at], kw[at].to_ascii_uppercase());
+        memchr::memchr2_iter(lower, upper, t)
+            .filter_map(|i| i.checked_sub(at))
+            .find(|&start| starts_with_ignore_case(&t[start..], kw))
+    }
+
     #[inline]
     fn keyword(&self, id: usize) -> &[u8] {
         let (start, end) = self.spans[id];
@@ -159,6 +282,7 @@ impl KeywordSet {
     }
 }
 
+#[inline]
 fn starts_with_ignore_case(text: &[u8], keyword: &[u8]) -> bool {
     text.len() >= keyword.len() && text[..keyword.len()].eq_ignore_ascii_case(keyword)
 }

@@ -3,91 +3,123 @@
 //! patterns (or their shell rules). Cheap, wide, for recall: a hit only
 //! means "ask the judge"; a bypass is a clear allow that needs no judge.
 
+use super::gate::{lower_for_gates, Gate};
 use super::keywords::KeywordSet;
+use super::matcher::Matcher;
 use crate::detector::load::LoadedDetector;
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
-use regex::{Regex, RegexBuilder};
-use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-/// Compiled-size limit of one user pattern (regex's own limit is 10 MB).
-const PATTERN_SIZE_LIMIT: usize = 1 << 20;
-
-/// Compiles one pattern the way the engine does (case-insensitive, size-limited).
-pub fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(pattern)
-        .case_insensitive(true)
-        .size_limit(PATTERN_SIZE_LIMIT)
-        .build()
+/// Compiles one pattern the way the engine does (case-insensitive,
+/// size-limited); the error is regex's own message.
+pub fn compile_pattern(pattern: &str) -> Result<Matcher, String> {
+    Matcher::new(pattern)
 }
 
-/// One pattern, compiled on first use behind its literal gate: every match
-/// of a pattern starts with one of its prefix literals (when that set is
-/// finite), so a pattern none of whose literals occurs in the text cannot
-/// match and is never compiled. Compiling costs milliseconds (Unicode
-/// classes under bounded repeats), checking a literal microseconds.
+/// At most this many threads compile patterns at once.
+const MAX_COMPILE_THREADS: usize = 4;
+
+/// One pattern, compiled on first use behind its literal gate (see
+/// [`super::gate`]): a pattern whose gate does not hold on the text cannot
+/// match and is never compiled.
 #[derive(Default)]
 struct Gated {
-    gate: OnceLock<Option<Vec<Vec<u8>>>>,
-    regex: OnceLock<Result<Regex, String>>,
+    gate: OnceLock<Gate>,
+    regex: OnceLock<Result<Matcher, String>>,
 }
 
-/// The prefix literals every match of `pattern` starts with, case variants
-/// included; `None` when the pattern can start anywhere (or does not parse:
-/// then compiling it reports the error).
-fn required_prefixes(pattern: &str) -> Option<Vec<Vec<u8>>> {
-    let hir = regex_syntax::ParserBuilder::new()
-        .case_insensitive(true)
-        .build()
-        .parse(pattern)
-        .ok()?;
-    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
-    let literals = seq.literals()?;
-    if literals.iter().any(|l| l.as_bytes().is_empty()) {
-        return None;
+/// The gate of `pattern`: embedded for the built-in patterns (computed at
+/// build time), computed here for the user's.
+fn gate_of(pattern: &str) -> Gate {
+    let gates = crate::builtin::PATTERN_GATES;
+    match gates.binary_search_by(|(p, _)| (*p).cmp(pattern)) {
+        Ok(at) => serde_json::from_str(gates[at].1)
+            .map(|v| Gate::from_json(&v))
+            .unwrap_or(Gate::Always),
+        Err(_) => Gate::of_pattern(pattern),
     }
-    Some(literals.iter().map(|l| l.as_bytes().to_vec()).collect())
 }
 
-/// The indices of the patterns that match `text`; an invalid pattern (met
-/// when its gate lets it through) is an error naming the detector and it.
-fn gated_matches(
-    detector: &str,
-    what: &str,
-    patterns: &[crate::detector::PatternSpec],
-    gated: &[Gated],
-    text: &str,
-) -> Result<Vec<usize>, String> {
-    let mut out = Vec::new();
-    for (i, (p, g)) in patterns.iter().zip(gated).enumerate() {
-        if let Some(prefixes) = g.gate.get_or_init(|| required_prefixes(&p.pattern)) {
-            if !prefixes
-                .iter()
-                .any(|l| memchr::memmem::find(text.as_bytes(), l).is_some())
-            {
-                continue;
-            }
+/// Which of a detector's pattern lists.
+#[derive(Clone, Copy)]
+enum List {
+    Signals,
+    Bypasses,
+}
+
+impl List {
+    fn patterns(self, d: &LoadedDetector) -> &[crate::detector::PatternSpec] {
+        match self {
+            List::Signals => &d.spec.signals,
+            List::Bypasses => &d.spec.bypasses,
         }
-        let regex = g.regex.get_or_init(|| {
-            compile_pattern(&p.pattern).map_err(|e| {
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            List::Signals => "signal",
+            List::Bypasses => "bypass",
+        }
+    }
+}
+
+/// One pattern to compile and run: its detector, list, place in the list,
+/// spec and slot.
+struct Job<'a> {
+    detector: &'a str,
+    list: List,
+    position: usize,
+    pattern: &'a crate::detector::PatternSpec,
+    slot: &'a Gated,
+}
+
+impl Job<'_> {
+    fn compile(&self) -> &Result<Matcher, String> {
+        self.slot.regex.get_or_init(|| {
+            compile_pattern(&self.pattern.pattern).map_err(|e| {
                 format!(
-                    "detector `{detector}`: {what} pattern `{}` (`{}`) is invalid: {}",
-                    p.id,
-                    crate::engine::tail(&p.pattern, 80),
-                    last_line(&e.to_string())
+                    "detector `{}`: {} pattern `{}` (`{}`) is invalid: {}",
+                    self.detector,
+                    self.list.name(),
+                    self.pattern.id,
+                    crate::engine::tail(&self.pattern.pattern, 80),
+                    last_line(&e)
                 )
             })
-        });
-        match regex {
-            Ok(re) if re.is_match(text) => out.push(i),
-            Ok(_) => {}
-            Err(e) => return Err(e.clone()),
-        }
+        })
     }
-    Ok(out)
+}
+
+/// Compiles the jobs, on several threads when there are several: a turn
+/// that passes the gates of several patterns pays for the slowest few, not
+/// for all in a row. A thread that cannot start leaves its share to the
+/// others.
+fn compile_all(jobs: &[&Job]) {
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    if jobs.len() < 2 {
+        for job in jobs {
+            let _ = job.compile();
+        }
+        return;
+    }
+    let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = cpus.min(jobs.len()).min(MAX_COMPILE_THREADS);
+    let next = AtomicUsize::new(0);
+    let work = || {
+        while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+            job.compile();
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            let _ = std::thread::Builder::new().spawn_scoped(scope, work);
+        }
+        work();
+    });
 }
 
 fn last_line(message: &str) -> &str {
@@ -99,9 +131,7 @@ fn last_line(message: &str) -> &str {
         .trim()
 }
 
-/// One detector's compiled patterns, built on first use: the signals on its
-/// first keyword hit, the bypasses only once a signal matched (compiling a
-/// pattern set costs milliseconds, far more than running it on a turn).
+/// One detector's patterns, each compiled on first use behind its gate.
 #[derive(Default)]
 struct Compiled {
     signals: OnceLock<Vec<Gated>>,
@@ -135,6 +165,24 @@ pub struct Layer1Result {
     pub error: Option<String>,
 }
 
+impl Layer1Result {
+    /// A detector no keyword hit.
+    pub fn miss(index: usize) -> Layer1Result {
+        Layer1Result {
+            index,
+            layer1: Layer1::Miss,
+            keywords: Vec::new(),
+            signals: Vec::new(),
+            bypasses: Vec::new(),
+            shell: None,
+            error: None,
+        }
+    }
+}
+
+/// A detector whose keywords hit: its index, spec and keywords.
+pub type KeywordHit<'a> = (usize, &'a LoadedDetector, Vec<String>);
+
 impl Layer1Index {
     /// Indexes every detector's keywords (patterns are compiled later, on use).
     pub fn new(detectors: &[LoadedDetector]) -> Result<Layer1Index, String> {
@@ -152,7 +200,8 @@ impl Layer1Index {
         // the ~470 built-in keywords, on every hook call).
         // Keys borrow the caller's keywords when lowercasing changes nothing
         // (ASCII without capitals: nearly all), saving two allocations each.
-        let mut position: HashMap<Cow<'a, str>, usize> = HashMap::new();
+        let mut position: HashMap<Cow<'a, str>, usize, BuildFnv> =
+            HashMap::with_capacity_and_hasher(512, BuildFnv);
         for (i, keywords) in lists.enumerate() {
             count += 1;
             for kw in keywords {
@@ -217,85 +266,145 @@ impl Layer1Index {
         hits
     }
 
-    /// Compiles now what [`Self::run_patterns`] will need for this text: the
-    /// signal patterns, and the bypass patterns when a signal hits (the
-    /// engine does this for several detectors at once, on threads).
-    pub fn precompile(&self, index: usize, d: &LoadedDetector, text: &str) {
-        let hit = match self.signals(index, d, text) {
-            Ok(matched) => d.spec.signals.is_empty() || !matched.is_empty(),
-            Err(_) => true,
+    fn slots(&self, index: usize, d: &LoadedDetector, list: List) -> &[Gated] {
+        let c = &self.compiled[index];
+        let cell = match list {
+            List::Signals => &c.signals,
+            List::Bypasses => &c.bypasses,
         };
-        if hit {
-            let _ = self.bypasses(index, d, text);
-        }
+        cell.get_or_init(|| list.patterns(d).iter().map(|_| Gated::default()).collect())
     }
 
-    fn bypasses(&self, index: usize, d: &LoadedDetector, text: &str) -> Result<Vec<usize>, String> {
-        let gated = self.compiled[index]
-            .bypasses
-            .get_or_init(|| d.spec.bypasses.iter().map(|_| Gated::default()).collect());
-        gated_matches(&d.spec.name, "bypass", &d.spec.bypasses, gated, text)
-    }
-
-    fn signals(&self, index: usize, d: &LoadedDetector, text: &str) -> Result<Vec<usize>, String> {
-        let gated = self.compiled[index]
-            .signals
-            .get_or_init(|| d.spec.signals.iter().map(|_| Gated::default()).collect());
-        gated_matches(&d.spec.name, "signal", &d.spec.signals, gated, text)
-    }
-
-    /// Runs a detector's patterns (or shell rules) after a keyword hit.
-    pub fn run_patterns(
-        &self,
+    /// The patterns of `list` whose gate holds on the text (all of them when
+    /// the text cannot be gated), as compile jobs.
+    fn jobs<'a>(
+        &'a self,
         index: usize,
-        d: &LoadedDetector,
-        text: &str,
-        keywords: Vec<String>,
-        ctx: &ShellContext,
-    ) -> Layer1Result {
-        let mut r = Layer1Result {
-            index,
-            layer1: Layer1::Miss,
-            keywords,
-            signals: Vec::new(),
-            bypasses: Vec::new(),
-            shell: None,
-            error: None,
-        };
-        if let Some(rules) = &d.spec.shell {
-            r.shell = shell::classify(text, rules, ctx);
-            if let Some(m) = &r.shell {
-                r.signals.push(m.rule_id.clone());
-                r.layer1 = Layer1::Hit;
-            }
-            return r;
-        }
-        match self.signals(index, d, text) {
-            Ok(matched) => {
-                r.signals = matched
-                    .into_iter()
-                    .map(|i| d.spec.signals[i].id.clone())
-                    .collect()
-            }
-            Err(e) => r.error = Some(e),
-        }
-        let hit = r.error.is_some() || d.spec.signals.is_empty() || !r.signals.is_empty();
-        if !hit {
-            return r;
-        }
-        r.layer1 = Layer1::Hit;
-        match self.bypasses(index, d, text) {
-            Ok(matched) => {
-                r.bypasses = matched
-                    .into_iter()
-                    .map(|i| d.spec.bypasses[i].id.clone())
-                    .collect()
-            }
-            Err(e) => r.error = Some(e),
-        }
-        if !r.bypasses.is_empty() {
-            r.layer1 = Layer1::Bypass;
-        }
-        r
+        d: &'a LoadedDetector,
+        list: List,
+        lowered: Option<&[u8]>,
+    ) -> Vec<Job<'a>> {
+        list.patterns(d)
+            .iter()
+            .zip(self.slots(index, d, list))
+            .enumerate()
+            .filter(|(_, (p, g))| {
+                lowered.is_none_or(|l| g.gate.get_or_init(|| gate_of(&p.pattern)).holds(l))
+            })
+            .map(|(position, (pattern, slot))| Job {
+                detector: &d.spec.name,
+                list,
+                position,
+                pattern,
+                slot,
+            })
+            .collect()
     }
+
+    /// The indices of the patterns of `list` that match; an invalid pattern
+    /// (met when its gate lets it through) is an error naming it.
+    fn matches(&self, jobs: &[Job], text: &str) -> Result<Vec<usize>, String> {
+        let mut out = Vec::new();
+        for job in jobs {
+            match job.compile() {
+                Ok(m) if m.is_match(text) => out.push(job.position),
+                Ok(_) => {}
+                Err(e) => return Err(e.clone()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs the patterns (or shell rules) of the detectors whose keywords
+    /// hit: every signal that passes its gate is compiled at once (on
+    /// threads), then the bypasses of the detectors a signal hit. Results
+    /// come in the order of `hits`.
+    pub fn run_hits(
+        &self,
+        hits: Vec<KeywordHit>,
+        text: &str,
+        ctx: &ShellContext,
+    ) -> Vec<Layer1Result> {
+        let lowered = lower_for_gates(text);
+        let lowered = lowered.as_deref();
+        let signal_jobs: Vec<Vec<Job>> = hits
+            .iter()
+            .map(|(i, d, _)| match d.spec.shell {
+                Some(_) => Vec::new(),
+                None => self.jobs(*i, d, List::Signals, lowered),
+            })
+            .collect();
+        compile_all(&signal_jobs.iter().flatten().collect::<Vec<_>>());
+        let mut results = Vec::with_capacity(hits.len());
+        let mut bypass_jobs: Vec<Vec<Job>> = Vec::with_capacity(hits.len());
+        for ((index, d, keywords), jobs) in hits.iter().zip(&signal_jobs) {
+            let mut r = Layer1Result {
+                keywords: keywords.clone(),
+                ..Layer1Result::miss(*index)
+            };
+            let mut bypasses = Vec::new();
+            if let Some(rules) = &d.spec.shell {
+                r.shell = shell::classify(text, rules, ctx);
+                if let Some(m) = &r.shell {
+                    r.signals.push(m.rule_id.clone());
+                    r.layer1 = Layer1::Hit;
+                }
+            } else {
+                match self.matches(jobs, text) {
+                    Ok(matched) => r.signals = ids(List::Signals.patterns(d), matched),
+                    Err(e) => r.error = Some(e),
+                }
+                if r.error.is_some() || d.spec.signals.is_empty() || !r.signals.is_empty() {
+                    r.layer1 = Layer1::Hit;
+                    bypasses = self.jobs(*index, d, List::Bypasses, lowered);
+                }
+            }
+            results.push(r);
+            bypass_jobs.push(bypasses);
+        }
+        compile_all(&bypass_jobs.iter().flatten().collect::<Vec<_>>());
+        for ((r, (_, d, _)), jobs) in results.iter_mut().zip(&hits).zip(&bypass_jobs) {
+            match self.matches(jobs, text) {
+                Ok(matched) => r.bypasses = ids(List::Bypasses.patterns(d), matched),
+                Err(e) => r.error = Some(e),
+            }
+            if !r.bypasses.is_empty() {
+                r.layer1 = Layer1::Bypass;
+            }
+        }
+        results
+    }
+}
+
+/// FNV-1a, for the keyword map: a few hundred short keys per process,
+/// none chosen by an attacker (the user's and built-in detectors' own
+/// keywords), where SipHash's flood resistance costs more than it buys.
+#[derive(Default, Clone, Copy)]
+struct BuildFnv;
+
+struct Fnv(u64);
+
+impl std::hash::BuildHasher for BuildFnv {
+    type Hasher = Fnv;
+    fn build_hasher(&self) -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+fn ids(patterns: &[crate::detector::PatternSpec], matched: Vec<usize>) -> Vec<String> {
+    matched
+        .into_iter()
+        .map(|i| patterns[i].id.clone())
+        .collect()
 }

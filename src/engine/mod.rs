@@ -4,11 +4,14 @@
 
 #[cfg(test)]
 mod fast_path_tests;
+pub mod gate;
 mod keywords;
 mod layer1;
+mod matcher;
 
 pub use keywords::KeywordSet;
 pub use layer1::{compile_pattern, Layer1Index, Layer1Result};
+pub use matcher::Matcher;
 
 use crate::config::{Config, Mode};
 use crate::detector::load::LoadedDetector;
@@ -82,55 +85,26 @@ impl Engine {
         }
     }
 
-    /// Layer 1 for every detector that applies to the event.
+    /// Layer 1 for every detector that applies to the event, in engine order.
     pub fn layer1(&self, event: &Event, text: &str, shell: &ShellContext) -> Vec<Layer1Result> {
-        let hits = self.index.keyword_hits(text, self.detectors.len());
-        self.precompile_hits(event, text, &hits);
         let mut out = Vec::new();
-        for (i, (d, kws)) in self.detectors.iter().zip(hits).enumerate() {
+        let mut hits = Vec::new();
+        let keyword_hits = self.index.keyword_hits(text, self.detectors.len());
+        for (i, (d, kws)) in self.detectors.iter().zip(keyword_hits).enumerate() {
             if !Self::applies(d, event) {
                 continue;
             }
             if kws.is_empty() {
-                out.push(Layer1Result {
-                    index: i,
-                    layer1: Layer1::Miss,
-                    keywords: kws,
-                    signals: Vec::new(),
-                    bypasses: Vec::new(),
-                    shell: None,
-                    error: None,
-                });
+                out.push(Layer1Result::miss(i));
             } else {
-                out.push(self.index.run_patterns(i, d, text, kws, shell));
+                hits.push((i, d, kws));
             }
+        }
+        if !hits.is_empty() {
+            out.extend(self.index.run_hits(hits, text, shell));
+            out.sort_by_key(|r| r.index);
         }
         out
-    }
-
-    /// Compiles, at once and each on its own thread, the patterns of the
-    /// detectors whose keywords hit (`run_patterns` then finds them compiled). Compiling a detector's pattern set takes
-    /// milliseconds, far more than running it; a turn that hits several
-    /// detectors pays for the slowest, not for all in a row.
-    fn precompile_hits(&self, event: &Event, text: &str, hits: &[Vec<String>]) {
-        let pending: Vec<usize> = (0..self.detectors.len())
-            .filter(|&i| {
-                let d = &self.detectors[i];
-                !hits[i].is_empty() && d.spec.shell.is_none() && Self::applies(d, event)
-            })
-            .collect();
-        if pending.len() < 2 {
-            return;
-        }
-        std::thread::scope(|scope| {
-            for &i in &pending {
-                let d = &self.detectors[i];
-                let index = &self.index;
-                // A thread that cannot start leaves the work to run_patterns.
-                let _ = std::thread::Builder::new()
-                    .spawn_scoped(scope, move || index.precompile(i, d, text));
-            }
-        });
     }
 
     /// Invalid or oversized patterns met by the evaluations so far, each

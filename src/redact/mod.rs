@@ -121,8 +121,12 @@ fn keyword_index() -> &'static (Option<AhoCorasick>, Vec<usize>) {
                 owners.push(i);
             }
         }
+        // A contiguous NFA: built in a fraction of the time of the DFA that
+        // `build` would pick for this few patterns, and a process runs it on
+        // one text.
         let automaton = AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
             .build(&keywords)
             .ok();
         (automaton, owners)
