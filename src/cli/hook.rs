@@ -3,9 +3,7 @@
 //! protocol uses it), never a crash code.
 
 use guard::hook::{self, HookInput, MAX_PAYLOAD_BYTES};
-use std::io::Read;
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// How long stdin may stay open before the hook answers without a payload
@@ -13,8 +11,65 @@ use std::time::Duration;
 const STDIN_WAIT: Duration = Duration::from_secs(10);
 
 /// Reads stdin to its end (at most [`MAX_PAYLOAD_BYTES`]); `None` when it
-/// has not ended within `wait`.
+/// has not ended within `wait`. On Unix it waits with `poll(2)` on the
+/// calling thread: a reader thread would cost a thread start on every call.
+#[cfg(unix)]
 fn read_stdin(wait: Duration) -> Option<Vec<u8>> {
+    use std::time::Instant;
+    let deadline = Instant::now() + wait;
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let mut fd = libc::pollfd {
+            fd: libc::STDIN_FILENO,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1);
+        // SAFETY: `fd` is one valid pollfd, and the count says one.
+        let ready = unsafe { libc::poll(&mut fd, 1, ms) };
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Some(buf);
+        }
+        if ready == 0 {
+            continue;
+        }
+        if fd.revents & libc::POLLNVAL != 0 {
+            // No stdin at all: an empty payload.
+            return Some(buf);
+        }
+        // SAFETY: `chunk` is a live buffer of `chunk.len()` writable bytes.
+        let n = unsafe { libc::read(libc::STDIN_FILENO, chunk.as_mut_ptr().cast(), chunk.len()) };
+        match usize::try_from(n) {
+            Ok(0) => return Some(buf),
+            Ok(n) => {
+                buf.extend_from_slice(&chunk[..n]);
+                if buf.len() as u64 >= MAX_PAYLOAD_BYTES {
+                    buf.truncate(MAX_PAYLOAD_BYTES as usize);
+                    return Some(buf);
+                }
+            }
+            Err(_) => match std::io::Error::last_os_error().kind() {
+                std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock => {}
+                _ => return Some(buf),
+            },
+        }
+    }
+}
+
+/// Reads stdin to its end (at most [`MAX_PAYLOAD_BYTES`]) on a thread;
+/// `None` when it has not ended within `wait`.
+#[cfg(not(unix))]
+fn read_stdin(wait: Duration) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::sync::mpsc;
     let read = || {
         let mut buf = Vec::new();
         let _ = std::io::stdin()
@@ -52,7 +107,8 @@ pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBu
                     STDIN_WAIT.as_secs()
                 );
                 let code = hook::answer_without_payload(agent.as_deref(), &problem);
-                // The reader thread is still blocked on stdin: leave now.
+                // Leave now: stdin may never end (and on other systems a
+                // reader thread is still blocked on it).
                 std::process::exit(code);
             }
         },
