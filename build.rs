@@ -93,7 +93,7 @@ fn main() {
                     let patterns = value.get(key).and_then(|v| v.as_array());
                     for p in patterns.into_iter().flatten() {
                         if let Some(p) = p.get("pattern").and_then(|p| p.as_str()) {
-                            let gate = gate::Gate::of_pattern(p).to_json().to_string();
+                            let gate = gate::Gate::of_pattern(p).encode();
                             gates.insert(p.to_string(), gate);
                         }
                     }
@@ -118,7 +118,7 @@ fn main() {
         code.push_str(&heads);
     }
     code.push_str(
-        "/// The literal gate of each built-in signal and bypass pattern, sorted by\n/// pattern: (pattern, gate as JSON; see `engine::gate`).\npub const PATTERN_GATES: &[(&str, &str)] = &[\n",
+        "/// The literal gate of each built-in signal and bypass pattern, sorted by\n/// pattern: (pattern, encoded gate; see `engine::gate`).\npub const PATTERN_GATES: &[(&str, &str)] = &[\n",
     );
     for (pattern, gate) in &gates {
         code.push_str(&format!("    ({pattern:?}, {gate:?}),\n"));

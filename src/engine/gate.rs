@@ -5,7 +5,8 @@
 //! microseconds (Unicode classes under bounded repeats), checking a gate
 //! well under one, and on a turn with a keyword hit most of a detector's
 //! patterns cannot match. The gates of the built-in patterns are computed at
-//! build time (`build.rs` includes this file) and embedded.
+//! build time (`build.rs` includes this file) and embedded in a compact
+//! text form that is checked without being parsed into a tree.
 //!
 //! Soundness: a gate may hold where its pattern does not match, never the
 //! reverse. Patterns match case-insensitively (Unicode simple case folding),
@@ -14,6 +15,7 @@
 //! letters that fold to an ASCII one (`ſ`, the Kelvin sign) is not gated.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
+use std::collections::HashMap;
 
 /// A class of at most this many characters becomes an alternation of atoms.
 const MAX_CLASS_CHARS: usize = 8;
@@ -42,55 +44,109 @@ impl Gate {
         }
     }
 
-    /// Whether the gate holds on `lowered`, a text passed through
-    /// [`lower_for_gates`].
-    pub fn holds(&self, lowered: &[u8]) -> bool {
-        match self {
-            Gate::Always => true,
-            Gate::Atom(s) => memchr::memmem::find(lowered, s.as_bytes()).is_some(),
-            Gate::All(gs) => gs.iter().all(|g| g.holds(lowered)),
-            Gate::Any(gs) => gs.iter().any(|g| g.holds(lowered)),
-        }
+    /// The gate in its compact text form, which [`GateText::holds`] reads
+    /// without building the tree (the form `build.rs` embeds): `*` is
+    /// `Always`, `'<len>:<bytes>` an atom, `&<n>:` and `|<n>:` `All` and
+    /// `Any` of the `n` gates that follow.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        self.encode_into(&mut out);
+        out
     }
 
-    /// The gate as JSON: an atom is a string, `All` an object `{"all":[…]}`,
-    /// `Any` an array, `Always` null.
-    pub fn to_json(&self) -> serde_json::Value {
-        use serde_json::Value;
+    fn encode_into(&self, out: &mut String) {
         match self {
-            Gate::Always => Value::Null,
-            Gate::Atom(s) => Value::String(s.clone()),
-            Gate::All(gs) => {
-                let all = Value::Array(gs.iter().map(Gate::to_json).collect());
-                Value::Object([("all".to_string(), all)].into_iter().collect())
+            Gate::Always => out.push('*'),
+            Gate::Atom(s) => {
+                out.push('\'');
+                out.push_str(&s.len().to_string());
+                out.push(':');
+                out.push_str(s);
             }
-            Gate::Any(gs) => Value::Array(gs.iter().map(Gate::to_json).collect()),
-        }
-    }
-
-    /// Reads [`Self::to_json`]'s form back; anything else is `Always`.
-    pub fn from_json(value: &serde_json::Value) -> Gate {
-        use serde_json::Value;
-        match value {
-            Value::String(s) => Gate::Atom(s.clone()),
-            Value::Array(gs) => Gate::Any(gs.iter().map(Gate::from_json).collect()),
-            Value::Object(o) => match o.get("all") {
-                Some(Value::Array(gs)) => Gate::All(gs.iter().map(Gate::from_json).collect()),
-                _ => Gate::Always,
-            },
-            _ => Gate::Always,
+            Gate::All(gs) | Gate::Any(gs) => {
+                out.push(if matches!(self, Gate::All(_)) {
+                    '&'
+                } else {
+                    '|'
+                });
+                out.push_str(&gs.len().to_string());
+                out.push(':');
+                for g in gs {
+                    g.encode_into(out);
+                }
+            }
         }
     }
 }
 
-/// The text the gates are checked on: ASCII-lowercased, or `None` when it
-/// holds a non-ASCII letter that case-folds to an ASCII one (then every
-/// pattern is compiled and run).
-pub fn lower_for_gates(text: &str) -> Option<Vec<u8>> {
-    if text.contains(['\u{17F}', '\u{212A}']) {
-        return None;
+/// A text ready for gate checks: ASCII-lowercased, each atom looked up
+/// once however many gates ask for it (`commit` is in dozens).
+pub struct GateText<'g> {
+    lowered: Vec<u8>,
+    seen: HashMap<&'g str, bool>,
+}
+
+impl<'g> GateText<'g> {
+    /// `None` when the text holds a non-ASCII letter that case-folds to an
+    /// ASCII one: then no gate can be trusted, and every pattern is run.
+    pub fn new(text: &str) -> Option<GateText<'g>> {
+        if text.contains(['\u{17F}', '\u{212A}']) {
+            return None;
+        }
+        Some(GateText {
+            lowered: text.as_bytes().to_ascii_lowercase(),
+            seen: HashMap::new(),
+        })
     }
-    Some(text.as_bytes().to_ascii_lowercase())
+
+    /// Whether an encoded gate (see [`Gate::encode`]) holds; a malformed
+    /// one holds (the pattern is then compiled and run).
+    pub fn holds(&mut self, encoded: &'g str) -> bool {
+        match eval(encoded, Some(self)) {
+            Some((holds, "")) => holds,
+            _ => true,
+        }
+    }
+
+    fn has(&mut self, atom: &'g str) -> bool {
+        let lowered = &self.lowered;
+        *self
+            .seen
+            .entry(atom)
+            .or_insert_with(|| memchr::memmem::find(lowered, atom.as_bytes()).is_some())
+    }
+}
+
+/// Reads one encoded gate off the front of `code`: whether it holds (when
+/// `text` is given; skipped parts are only read) and the rest of `code`.
+fn eval<'g>(code: &'g str, mut text: Option<&mut GateText<'g>>) -> Option<(bool, &'g str)> {
+    let (tag, rest) = code.split_at_checked(1)?;
+    if tag == "*" {
+        return Some((true, rest));
+    }
+    let (count, mut rest) = rest.split_once(':')?;
+    let count: usize = count.parse().ok()?;
+    match tag {
+        "'" => {
+            let (atom, rest) = rest.split_at_checked(count)?;
+            Some((text.is_none_or(|t| t.has(atom)), rest))
+        }
+        "&" | "|" => {
+            let all = tag == "&";
+            let mut result = all;
+            for _ in 0..count {
+                let undecided = result == all;
+                let live = if undecided { text.as_deref_mut() } else { None };
+                let (holds, next) = eval(rest, live)?;
+                if undecided && holds != all {
+                    result = !all;
+                }
+                rest = next;
+            }
+            Some((result, rest))
+        }
+        _ => None,
+    }
 }
 
 fn of_hir(hir: &Hir) -> Gate {
@@ -177,7 +233,8 @@ mod tests {
     use super::*;
 
     fn holds(pattern: &str, text: &str) -> bool {
-        Gate::of_pattern(pattern).holds(&lower_for_gates(text).unwrap())
+        let code = Gate::of_pattern(pattern).encode();
+        GateText::new(text).unwrap().holds(&code)
     }
 
     #[test]
@@ -212,8 +269,8 @@ mod tests {
     #[test]
     fn texts_with_letters_folding_to_ascii_are_not_gated() {
         // (?i)s matches 'ſ' and (?i)k the Kelvin sign.
-        assert!(lower_for_gates("ſhall I commit").is_none());
-        assert!(lower_for_gates("\u{212A}eep").is_none());
+        assert!(GateText::new("ſhall I commit").is_none());
+        assert!(GateText::new("\u{212A}eep").is_none());
     }
 
     #[test]
@@ -236,14 +293,21 @@ mod tests {
     }
 
     #[test]
-    fn json_round_trips() {
-        for p in [
-            r"\bnext (?:step|task)\b[^\n]{0,30}(?:commit|push)",
-            "a",
-            ".*",
-        ] {
-            let g = Gate::of_pattern(p);
-            assert_eq!(Gate::from_json(&g.to_json()), g);
-        }
+    fn the_encoded_form_reads_back() {
+        let p = r"\bnext (?:step|task)\b[^\n]{0,30}(?:commit|push|1:2)";
+        let code = Gate::of_pattern(p).encode();
+        assert_eq!(
+            code,
+            "&3:'5:next |2:'4:step'4:task|3:'6:commit'4:push'3:1:2"
+        );
+        let mut text = GateText::new("NEXT step: commit").unwrap();
+        assert!(text.holds(&code));
+        let mut text = GateText::new("next task: 1:2").unwrap();
+        assert!(text.holds(&code));
+        let mut text = GateText::new("next step: merge").unwrap();
+        assert!(!text.holds(&code));
+        // Malformed: holds (the pattern is run).
+        assert!(text.holds("&2:'3:abc"));
+        assert!(text.holds("?"));
     }
 }

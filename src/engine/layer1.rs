@@ -3,7 +3,7 @@
 //! patterns (or their shell rules). Cheap, wide, for recall: a hit only
 //! means "ask the judge"; a bypass is a clear allow that needs no judge.
 
-use super::gate::{lower_for_gates, Gate};
+use super::gate::{Gate, GateText};
 use super::keywords::KeywordSet;
 use super::matcher::Matcher;
 use crate::detector::load::LoadedDetector;
@@ -28,19 +28,17 @@ const MAX_COMPILE_THREADS: usize = 4;
 /// match and is never compiled.
 #[derive(Default)]
 struct Gated {
-    gate: OnceLock<Gate>,
+    gate: OnceLock<Cow<'static, str>>,
     regex: OnceLock<Result<Matcher, String>>,
 }
 
-/// The gate of `pattern`: embedded for the built-in patterns (computed at
-/// build time), computed here for the user's.
-fn gate_of(pattern: &str) -> Gate {
+/// The encoded gate of `pattern`: embedded for the built-in patterns
+/// (computed at build time), computed here for the user's.
+fn gate_of(pattern: &str) -> Cow<'static, str> {
     let gates = crate::builtin::PATTERN_GATES;
     match gates.binary_search_by(|(p, _)| (*p).cmp(pattern)) {
-        Ok(at) => serde_json::from_str(gates[at].1)
-            .map(|v| Gate::from_json(&v))
-            .unwrap_or(Gate::Always),
-        Err(_) => Gate::of_pattern(pattern),
+        Ok(at) => Cow::Borrowed(gates[at].1),
+        Err(_) => Cow::Owned(Gate::of_pattern(pattern).encode()),
     }
 }
 
@@ -94,25 +92,30 @@ impl Job<'_> {
     }
 }
 
-/// Compiles the jobs, on several threads when there are several: a turn
-/// that passes the gates of several patterns pays for the slowest few, not
-/// for all in a row. A thread that cannot start leaves its share to the
-/// others.
-fn compile_all(jobs: &[&Job]) {
+/// Compiles and runs the jobs on `text`, on several threads when there are
+/// several: a turn that passes the gates of several patterns pays for the
+/// slowest few, not for all in a row. Outcomes come in the jobs' order. A
+/// thread that cannot start leaves its share to the others.
+fn run_all(jobs: &[&Job], text: &str) -> Vec<Result<bool, String>> {
     static CPUS: OnceLock<usize> = OnceLock::new();
+    let run = |job: &Job| match job.compile() {
+        Ok(m) => Ok(m.is_match(text)),
+        Err(e) => Err(e.clone()),
+    };
     if jobs.len() < 2 {
-        for job in jobs {
-            let _ = job.compile();
-        }
-        return;
+        return jobs.iter().map(|job| run(job)).collect();
     }
     let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let threads = cpus.min(jobs.len()).min(MAX_COMPILE_THREADS);
+    let outcomes: Vec<OnceLock<Result<bool, String>>> =
+        jobs.iter().map(|_| OnceLock::new()).collect();
     let next = AtomicUsize::new(0);
-    let work = || {
-        while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
-            job.compile();
-        }
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let (Some(job), Some(slot)) = (jobs.get(i), outcomes.get(i)) else {
+            break;
+        };
+        let _ = slot.set(run(job));
     };
     std::thread::scope(|scope| {
         for _ in 1..threads {
@@ -120,6 +123,34 @@ fn compile_all(jobs: &[&Job]) {
         }
         work();
     });
+    outcomes
+        .into_iter()
+        .zip(jobs)
+        .map(|(slot, job)| slot.into_inner().unwrap_or_else(|| run(job)))
+        .collect()
+}
+
+/// The positions of the jobs whose pattern matched, from their outcomes (in
+/// order); the first invalid pattern is an error naming it.
+fn matched(
+    jobs: &[Job],
+    outcomes: &mut impl Iterator<Item = Result<bool, String>>,
+) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    let mut error = None;
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        match outcome {
+            Ok(true) => out.push(job.position),
+            Ok(false) => {}
+            Err(e) => {
+                error.get_or_insert(e);
+            }
+        }
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }
 
 fn last_line(message: &str) -> &str {
@@ -282,14 +313,15 @@ impl Layer1Index {
         index: usize,
         d: &'a LoadedDetector,
         list: List,
-        lowered: Option<&[u8]>,
+        mut gates: Option<&mut GateText<'a>>,
     ) -> Vec<Job<'a>> {
         list.patterns(d)
             .iter()
             .zip(self.slots(index, d, list))
             .enumerate()
             .filter(|(_, (p, g))| {
-                lowered.is_none_or(|l| g.gate.get_or_init(|| gate_of(&p.pattern)).holds(l))
+                let code = g.gate.get_or_init(|| gate_of(&p.pattern));
+                gates.as_deref_mut().is_none_or(|t| t.holds(code))
             })
             .map(|(position, (pattern, slot))| Job {
                 detector: &d.spec.name,
@@ -299,20 +331,6 @@ impl Layer1Index {
                 slot,
             })
             .collect()
-    }
-
-    /// The indices of the patterns of `list` that match; an invalid pattern
-    /// (met when its gate lets it through) is an error naming it.
-    fn matches(&self, jobs: &[Job], text: &str) -> Result<Vec<usize>, String> {
-        let mut out = Vec::new();
-        for job in jobs {
-            match job.compile() {
-                Ok(m) if m.is_match(text) => out.push(job.position),
-                Ok(_) => {}
-                Err(e) => return Err(e.clone()),
-            }
-        }
-        Ok(out)
     }
 
     /// Runs the patterns (or shell rules) of the detectors whose keywords
@@ -325,16 +343,16 @@ impl Layer1Index {
         text: &str,
         ctx: &ShellContext,
     ) -> Vec<Layer1Result> {
-        let lowered = lower_for_gates(text);
-        let lowered = lowered.as_deref();
+        let mut gates = GateText::new(text);
         let signal_jobs: Vec<Vec<Job>> = hits
             .iter()
             .map(|(i, d, _)| match d.spec.shell {
                 Some(_) => Vec::new(),
-                None => self.jobs(*i, d, List::Signals, lowered),
+                None => self.jobs(*i, d, List::Signals, gates.as_mut()),
             })
             .collect();
-        compile_all(&signal_jobs.iter().flatten().collect::<Vec<_>>());
+        let mut outcomes =
+            run_all(&signal_jobs.iter().flatten().collect::<Vec<_>>(), text).into_iter();
         let mut results = Vec::with_capacity(hits.len());
         let mut bypass_jobs: Vec<Vec<Job>> = Vec::with_capacity(hits.len());
         for ((index, d, keywords), jobs) in hits.iter().zip(&signal_jobs) {
@@ -350,21 +368,22 @@ impl Layer1Index {
                     r.layer1 = Layer1::Hit;
                 }
             } else {
-                match self.matches(jobs, text) {
+                match matched(jobs, &mut outcomes) {
                     Ok(matched) => r.signals = ids(List::Signals.patterns(d), matched),
                     Err(e) => r.error = Some(e),
                 }
                 if r.error.is_some() || d.spec.signals.is_empty() || !r.signals.is_empty() {
                     r.layer1 = Layer1::Hit;
-                    bypasses = self.jobs(*index, d, List::Bypasses, lowered);
+                    bypasses = self.jobs(*index, d, List::Bypasses, gates.as_mut());
                 }
             }
             results.push(r);
             bypass_jobs.push(bypasses);
         }
-        compile_all(&bypass_jobs.iter().flatten().collect::<Vec<_>>());
+        let mut outcomes =
+            run_all(&bypass_jobs.iter().flatten().collect::<Vec<_>>(), text).into_iter();
         for ((r, (_, d, _)), jobs) in results.iter_mut().zip(&hits).zip(&bypass_jobs) {
-            match self.matches(jobs, text) {
+            match matched(jobs, &mut outcomes) {
                 Ok(matched) => r.bypasses = ids(List::Bypasses.patterns(d), matched),
                 Err(e) => r.error = Some(e),
             }
