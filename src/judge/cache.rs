@@ -4,14 +4,21 @@
 //! retried hook sees the same text again. A verdict is keyed by the
 //! detector, its prompt version and the hash of the redacted text, kept for
 //! a TTL, one small JSON file per key in the state directory (written to a
-//! temporary file, then renamed, so readers never see half a file). Only
-//! violations and allows are cached; a failed judgment is retried next time.
+//! temporary file, then renamed, so readers never see half a file, and
+//! lock-free). Writers and the sweep of expired entries hold the cache's
+//! lock (`flock` on `.lock`, bounded wait: a writer that cannot get it in
+//! time skips storing, the cache being an optimisation). Only violations
+//! and allows are cached; a failed judgment is retried next time.
 
+use crate::state::Locked;
 use crate::verdict::JudgeOutcome;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long a writer waits for the cache's lock before it gives up storing.
+const LOCK_WAIT: Duration = Duration::from_millis(50);
 
 /// A cached verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +51,14 @@ fn hex(bytes: &[u8]) -> String {
 
 fn entry_path(dir: &Path, key: &str) -> PathBuf {
     dir.join(format!("verdict-{key}.json"))
+}
+
+/// The cache's lock, held by writers and the sweep; `None` when it could not
+/// be had within [`LOCK_WAIT`] (a stuck holder) or the file cannot be opened.
+fn lock(dir: &Path) -> Option<Locked> {
+    Locked::open(&dir.join(".lock"), LOCK_WAIT)
+        .ok()
+        .filter(|l| l.locked)
 }
 
 fn now_s() -> u64 {
@@ -97,6 +112,9 @@ pub fn store(dir: &Path, key: &str, ttl_s: u64, verdict: &Cached) {
         "backend": verdict.backend,
         "model": verdict.model,
     });
+    let Some(_lock) = lock(dir) else {
+        return;
+    };
     let path = entry_path(dir, key);
     let tmp = dir.join(format!(".verdict-{key}.{}.tmp", std::process::id()));
     if std::fs::write(&tmp, entry.to_string()).is_ok() && std::fs::rename(&tmp, &path).is_err() {
@@ -105,12 +123,20 @@ pub fn store(dir: &Path, key: &str, ttl_s: u64, verdict: &Cached) {
     // About one store in 256 (keys are uniform hashes) sweeps expired entries,
     // so the directory stays small without a separate cleaner.
     if key.starts_with("00") {
-        prune(dir, ttl_s);
+        sweep(dir, ttl_s);
     }
 }
 
-/// Removes the entries older than `ttl_s` (and unreadable ones).
+/// Removes the entries older than `ttl_s` (and unreadable ones), under the
+/// cache's lock (skipped when it cannot be had).
 pub fn prune(dir: &Path, ttl_s: u64) {
+    if let Some(_lock) = lock(dir) {
+        sweep(dir, ttl_s);
+    }
+}
+
+/// [`prune`] with the lock already held.
+fn sweep(dir: &Path, ttl_s: u64) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -190,6 +216,23 @@ mod tests {
         prune(&d, 60);
         assert!(!entry_path(&d, &k).exists(), "expired entry pruned");
         assert!(entry_path(&d, &fresh).exists(), "fresh entry kept");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn writers_take_the_lock_and_a_stuck_holder_never_blocks_them() {
+        let d = dir("lock");
+        std::fs::create_dir_all(&d).unwrap();
+        let holder = Locked::open(&d.join(".lock"), LOCK_WAIT).unwrap();
+        assert!(holder.locked);
+        let k = key("a", 1, "t");
+        let start = std::time::Instant::now();
+        store(&d, &k, 60, &verdict(JudgeOutcome::Allow));
+        assert!(start.elapsed() < Duration::from_secs(2), "bounded wait");
+        assert_eq!(lookup(&d, &k, 60), None, "no write without the lock");
+        drop(holder);
+        store(&d, &k, 60, &verdict(JudgeOutcome::Allow));
+        assert!(lookup(&d, &k, 60).is_some());
         let _ = std::fs::remove_dir_all(&d);
     }
 }
