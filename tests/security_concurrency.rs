@@ -163,7 +163,10 @@ fn two_hundred_hooks_sharing_one_cached_verdict_leave_it_readable() {
         );
     }
     let cache = sb.state_dir().join("cache");
-    assert!(cache.join(".lock").exists(), "writers took the cache's lock");
+    assert!(
+        cache.join(".lock").exists(),
+        "writers took the cache's lock"
+    );
     let entries: Vec<_> = std::fs::read_dir(&cache)
         .unwrap()
         .map(|e| e.unwrap().path())
