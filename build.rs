@@ -15,8 +15,12 @@
 //! time; whether it fits the typed schema is checked by unit tests that
 //! compare the JSON form with the YAML form.
 
-// The literal gates of the built-in patterns are computed here, with the
-// engine's own code (see `src/engine/gate.rs`).
+// The literal gates and the ASCII builds' HIRs of the built-in patterns are
+// computed here, with the engine's own code (see `src/engine/gate.rs` and
+// `src/engine/ascii_hir.rs`).
+#[allow(dead_code)]
+#[path = "src/engine/ascii_hir.rs"]
+mod ascii_hir;
 #[allow(dead_code)]
 #[path = "src/engine/gate.rs"]
 mod gate;
@@ -44,7 +48,7 @@ fn main() {
     let out = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let mut code = String::new();
-    let mut gates: BTreeMap<String, String> = BTreeMap::new();
+    let mut gates: BTreeMap<String, (String, String)> = BTreeMap::new();
     for dir in ["detectors", "adapters"] {
         println!("cargo:rerun-if-changed={dir}");
         let mut files: Vec<_> = fs::read_dir(dir)
@@ -94,7 +98,10 @@ fn main() {
                     for p in patterns.into_iter().flatten() {
                         if let Some(p) = p.get("pattern").and_then(|p| p.as_str()) {
                             let gate = gate::Gate::of_pattern(p).encode();
-                            gates.insert(p.to_string(), gate);
+                            let hir = ascii_hir::translate(p)
+                                .and_then(|h| ascii_hir::encode(&h))
+                                .unwrap_or_default();
+                            gates.insert(p.to_string(), (gate, hir));
                         }
                     }
                 }
@@ -118,13 +125,14 @@ fn main() {
         code.push_str(&heads);
     }
     code.push_str(
-        "/// The literal gate of each built-in signal and bypass pattern, sorted by\n/// pattern: (pattern, encoded gate; see `engine::gate`).\npub const PATTERN_GATES: &[(&str, &str)] = &[\n",
+        "/// Each built-in signal and bypass pattern, prepared, sorted by pattern:\n/// (pattern, encoded literal gate (see `engine::gate`), encoded HIR of its\n/// ASCII build or \"\" (see `engine::ascii_hir`)).\npub const PATTERN_PREP: &[(&str, &str, &str)] = &[\n",
     );
-    for (pattern, gate) in &gates {
-        code.push_str(&format!("    ({pattern:?}, {gate:?}),\n"));
+    for (pattern, (gate, hir)) in &gates {
+        code.push_str(&format!("    ({pattern:?}, {gate:?}, {hir:?}),\n"));
     }
     code.push_str("];\n");
     println!("cargo:rerun-if-changed=src/engine/gate.rs");
+    println!("cargo:rerun-if-changed=src/engine/ascii_hir.rs");
     println!("cargo:rerun-if-changed=config.yaml");
     let config = yaml_to_json(&manifest.join("config.yaml"));
     code.push_str(&format!(

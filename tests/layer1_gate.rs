@@ -1,7 +1,8 @@
-//! Layer 1 compiles a pattern only when its required prefix literals occur
-//! in the text. This must never change a result: on every text of the
-//! turn-end corpus, each built-in detector's matched signals and bypasses
-//! equal those of its patterns compiled in full as one set.
+//! Layer 1 compiles a pattern only when its required literals occur in the
+//! text, and on pure-ASCII text it compiles a cheaper ASCII build. Neither
+//! may ever change a result: on every text of the turn-end corpus, each
+//! built-in detector's matched signals and bypasses equal those of its
+//! patterns compiled in full (Unicode, case-insensitive) as one set.
 
 use guard::config::Mode;
 use guard::detector::load::{builtins, LoadedDetector};
@@ -72,4 +73,41 @@ fn gated_patterns_match_exactly_like_the_full_set() {
         }
     }
     assert!(compared > 500, "compared {compared} detector runs");
+}
+
+#[test]
+fn the_ascii_build_of_every_builtin_pattern_agrees_on_ascii_text() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/turn-end.yaml");
+    let texts: Vec<String> = corpus::parse(path, &std::fs::read_to_string(path).unwrap())
+        .unwrap()
+        .into_iter()
+        .filter_map(|case| match case {
+            Case::TurnEnd(c) if c.text.is_ascii() => Some(c.text),
+            _ => None,
+        })
+        .collect();
+    assert!(texts.len() > 300, "{} ASCII texts", texts.len());
+    let mut built = 0;
+    for spec in builtins().unwrap() {
+        for p in spec.signals.iter().chain(&spec.bypasses) {
+            let Some(ascii) = guard::engine::Matcher::for_ascii_text(&p.pattern) else {
+                continue;
+            };
+            built += 1;
+            let full = regex::RegexBuilder::new(&p.pattern)
+                .case_insensitive(true)
+                .build()
+                .unwrap();
+            for text in &texts {
+                assert_eq!(
+                    ascii.is_match(text),
+                    full.is_match(text),
+                    "{} pattern {} on {text:?}",
+                    spec.name,
+                    p.id
+                );
+            }
+        }
+    }
+    assert!(built > 150, "only {built} patterns have an ASCII build");
 }

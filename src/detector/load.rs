@@ -265,9 +265,38 @@ pub fn heads_lenient(
 
 /// Reads the whole spec of each detector, with the config's additions.
 pub fn resolve(heads: Vec<LoadedHead>) -> Result<Vec<LoadedDetector>, DetectorError> {
+    resolve_where(heads, |_| true)
+}
+
+/// Like [`resolve`], but reads the whole spec only of the detectors for
+/// which `wanted(index)` holds; the others get their head alone (no
+/// patterns, no judge, no message), which is all Layer 1 reads of a
+/// detector whose keywords did not hit. `guard hook` spares itself the
+/// parsing of specs it would not use.
+pub fn resolve_where(
+    heads: Vec<LoadedHead>,
+    wanted: impl Fn(usize) -> bool,
+) -> Result<Vec<LoadedDetector>, DetectorError> {
     heads
         .into_iter()
-        .map(|h| {
+        .enumerate()
+        .map(|(i, h)| {
+            if !wanted(i) {
+                let spec = DetectorSpec {
+                    name: h.head.name,
+                    description: String::new(),
+                    events: h.head.events,
+                    tools: h.head.tools,
+                    keywords: h.head.keywords,
+                    signals: Vec::new(),
+                    bypasses: Vec::new(),
+                    shell: None,
+                    judge: None,
+                    on_violation: None,
+                    reason: String::new(),
+                };
+                return Ok(LoadedDetector { spec, mode: h.mode });
+            }
             let mut spec = match h.source {
                 HeadSource::Builtin(stem) => builtin(&stem)?,
                 HeadSource::Parsed(spec) => *spec,

@@ -79,11 +79,14 @@ impl Gate {
     }
 }
 
-/// A text ready for gate checks: ASCII-lowercased, each atom looked up
-/// once however many gates ask for it (`commit` is in dozens).
+/// A text ready for gate checks: ASCII-lowercased, with the set of its
+/// byte pairs (an atom with a pair the text lacks is absent without a
+/// search), each atom looked up once however many gates ask for it
+/// (`commit` is in dozens).
 pub struct GateText<'g> {
     lowered: Vec<u8>,
-    seen: HashMap<&'g str, bool>,
+    pairs: Vec<u64>,
+    seen: HashMap<&'g str, bool, BuildFnv>,
 }
 
 impl<'g> GateText<'g> {
@@ -93,9 +96,16 @@ impl<'g> GateText<'g> {
         if text.contains(['\u{17F}', '\u{212A}']) {
             return None;
         }
+        let lowered = text.as_bytes().to_ascii_lowercase();
+        let mut pairs = vec![0u64; 1 << 10];
+        for w in lowered.windows(2) {
+            let pair = usize::from(w[0]) << 8 | usize::from(w[1]);
+            pairs[pair >> 6] |= 1 << (pair & 63);
+        }
         Some(GateText {
-            lowered: text.as_bytes().to_ascii_lowercase(),
-            seen: HashMap::new(),
+            lowered,
+            pairs,
+            seen: HashMap::default(),
         })
     }
 
@@ -109,11 +119,41 @@ impl<'g> GateText<'g> {
     }
 
     fn has(&mut self, atom: &'g str) -> bool {
-        let lowered = &self.lowered;
-        *self
-            .seen
-            .entry(atom)
-            .or_insert_with(|| memchr::memmem::find(lowered, atom.as_bytes()).is_some())
+        let (lowered, pairs) = (&self.lowered, &self.pairs);
+        *self.seen.entry(atom).or_insert_with(|| {
+            let all_pairs = atom.as_bytes().windows(2).all(|w| {
+                let pair = usize::from(w[0]) << 8 | usize::from(w[1]);
+                pairs[pair >> 6] & (1 << (pair & 63)) != 0
+            });
+            all_pairs && memchr::memmem::find(lowered, atom.as_bytes()).is_some()
+        })
+    }
+}
+
+/// FNV-1a, for maps of short keys that no attacker chooses (atoms here,
+/// keywords in Layer 1), where SipHash's flood resistance costs more than
+/// the rest of a lookup.
+#[derive(Default, Clone, Copy)]
+pub struct BuildFnv;
+
+/// The state of an FNV-1a hash.
+pub struct Fnv(u64);
+
+impl std::hash::BuildHasher for BuildFnv {
+    type Hasher = Fnv;
+    fn build_hasher(&self) -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! patterns (or their shell rules). Cheap, wide, for recall: a hit only
 //! means "ask the judge"; a bypass is a clear allow that needs no judge.
 
-use super::gate::{Gate, GateText};
+use super::gate::{BuildFnv, Gate, GateText};
 use super::keywords::KeywordSet;
 use super::matcher::Matcher;
 use crate::detector::load::LoadedDetector;
@@ -30,15 +30,38 @@ const MAX_COMPILE_THREADS: usize = 4;
 struct Gated {
     gate: OnceLock<Cow<'static, str>>,
     regex: OnceLock<Result<Matcher, String>>,
+    /// The cheaper build for pure-ASCII text (`None`: the pattern needs
+    /// the Unicode build).
+    ascii: OnceLock<Option<Matcher>>,
+}
+
+/// What was prepared at build time for a built-in pattern: its encoded
+/// gate and the encoded HIR of its ASCII build ("" when it has none).
+fn prepared(pattern: &str) -> Option<(&'static str, &'static str)> {
+    let table = crate::builtin::PATTERN_PREP;
+    let at = table.binary_search_by(|(p, ..)| (*p).cmp(pattern)).ok()?;
+    Some((table[at].1, table[at].2))
 }
 
 /// The encoded gate of `pattern`: embedded for the built-in patterns
 /// (computed at build time), computed here for the user's.
 fn gate_of(pattern: &str) -> Cow<'static, str> {
-    let gates = crate::builtin::PATTERN_GATES;
-    match gates.binary_search_by(|(p, _)| (*p).cmp(pattern)) {
-        Ok(at) => Cow::Borrowed(gates[at].1),
-        Err(_) => Cow::Owned(Gate::of_pattern(pattern).encode()),
+    match prepared(pattern) {
+        Some((gate, _)) => Cow::Borrowed(gate),
+        None => Cow::Owned(Gate::of_pattern(pattern).encode()),
+    }
+}
+
+/// The ASCII build of a built-in `pattern`, from its embedded HIR. A
+/// user's pattern always takes the Unicode build: that is the build whose
+/// errors and size limits `guard config validate` reports, and an ASCII
+/// build could accept what it refuses (`\w{1000}` is small over ASCII).
+fn ascii_build_of(pattern: &str) -> Option<Matcher> {
+    match prepared(pattern) {
+        Some((_, code)) if !code.is_empty() => {
+            Matcher::from_ascii_hir(&super::ascii_hir::decode(code)?)
+        }
+        _ => None,
     }
 }
 
@@ -76,6 +99,21 @@ struct Job<'a> {
 }
 
 impl Job<'_> {
+    /// The pattern compiled for `text`: the ASCII build when the text is
+    /// pure ASCII and the pattern allows it, else the Unicode build.
+    fn compile_for(&self, ascii_text: bool) -> Result<&Matcher, &String> {
+        if ascii_text {
+            let ascii = self
+                .slot
+                .ascii
+                .get_or_init(|| ascii_build_of(&self.pattern.pattern));
+            if let Some(m) = ascii {
+                return Ok(m);
+            }
+        }
+        self.compile().as_ref()
+    }
+
     fn compile(&self) -> &Result<Matcher, String> {
         self.slot.regex.get_or_init(|| {
             compile_pattern(&self.pattern.pattern).map_err(|e| {
@@ -98,7 +136,8 @@ impl Job<'_> {
 /// thread that cannot start leaves its share to the others.
 fn run_all(jobs: &[&Job], text: &str) -> Vec<Result<bool, String>> {
     static CPUS: OnceLock<usize> = OnceLock::new();
-    let run = |job: &Job| match job.compile() {
+    let ascii_text = text.is_ascii();
+    let run = |job: &Job| match job.compile_for(ascii_text) {
         Ok(m) => Ok(m.is_match(text)),
         Err(e) => Err(e.clone()),
     };
@@ -392,32 +431,6 @@ impl Layer1Index {
             }
         }
         results
-    }
-}
-
-/// FNV-1a, for the keyword map: a few hundred short keys per process,
-/// none chosen by an attacker (the user's and built-in detectors' own
-/// keywords), where SipHash's flood resistance costs more than it buys.
-#[derive(Default, Clone, Copy)]
-struct BuildFnv;
-
-struct Fnv(u64);
-
-impl std::hash::BuildHasher for BuildFnv {
-    type Hasher = Fnv;
-    fn build_hasher(&self) -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 

@@ -2,6 +2,7 @@
 //! and, where a signal hit and no bypass did, through the judge (Layer 2),
 //! then combines the detectors' decisions into one verdict.
 
+pub mod ascii_hir;
 #[cfg(test)]
 mod fast_path_tests;
 pub mod gate;

@@ -6,8 +6,8 @@
 //! placeholder (`[REDACTED:github-token]`) and counts the secrets per type, so
 //! the decision log can say what was hidden without showing it.
 //!
-//! Speed matters because this runs on every judged text: one aho-corasick pass
-//! over all rules' keywords (built once) selects the rules worth running, and
+//! Speed matters because this runs on every judged text: one case-insensitive
+//! keyword pass over all rules' keywords selects the rules worth running, and
 //! only those rules' regexes run (each compiled once, on first use). False
 //! positives are costly too (a judge that sees `[REDACTED]` instead of prose
 //! judges worse), so key-named values must look random and placeholders such
@@ -15,7 +15,7 @@
 
 mod rules;
 
-use aho_corasick::AhoCorasick;
+use crate::engine::KeywordSet;
 use regex::Regex;
 use rules::{Check, SecretRule, RULES};
 use std::collections::BTreeMap;
@@ -109,9 +109,11 @@ fn replace_spans(text: &str, mut spans: Vec<Span>) -> Redacted {
     Redacted { text: out, counts }
 }
 
-/// The keyword automaton and, for each of its patterns, the rule it belongs to.
-fn keyword_index() -> &'static (Option<AhoCorasick>, Vec<usize>) {
-    static INDEX: OnceLock<(Option<AhoCorasick>, Vec<usize>)> = OnceLock::new();
+/// The rules' keywords (case-insensitive, the scanner Layer 1 uses: it
+/// builds in microseconds, and a process runs it on one text) and, for each
+/// keyword, the rule it belongs to.
+fn keyword_index() -> &'static (KeywordSet, Vec<usize>) {
+    static INDEX: OnceLock<(KeywordSet, Vec<usize>)> = OnceLock::new();
     INDEX.get_or_init(|| {
         let mut keywords = Vec::new();
         let mut owners = Vec::new();
@@ -121,28 +123,16 @@ fn keyword_index() -> &'static (Option<AhoCorasick>, Vec<usize>) {
                 owners.push(i);
             }
         }
-        // A contiguous NFA: built in a fraction of the time of the DFA that
-        // `build` would pick for this few patterns, and a process runs it on
-        // one text.
-        let automaton = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-            .build(&keywords)
-            .ok();
-        (automaton, owners)
+        (KeywordSet::new(keywords), owners)
     })
 }
 
 /// The indexes of the rules whose keywords occur in `text`, in rule order.
-/// Without an automaton (it cannot fail to build, but if it did) every rule runs.
 fn rules_worth_running(text: &str) -> Vec<usize> {
-    let (automaton, owners) = keyword_index();
-    let Some(automaton) = automaton else {
-        return (0..RULES.len()).collect();
-    };
+    let (keywords, owners) = keyword_index();
     let mut wanted = vec![false; RULES.len()];
-    for m in automaton.find_overlapping_iter(text) {
-        if let Some(&owner) = owners.get(m.pattern().as_usize()) {
+    for id in keywords.find(text) {
+        if let Some(&owner) = owners.get(id) {
             wanted[owner] = true;
         }
     }
