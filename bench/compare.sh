@@ -4,6 +4,7 @@
 #   floor        a Rust program that only reads stdin (bench/floor.rs)
 #   guard miss   guard hook claude-code, 4 KB turn end that Layer 1 lets through
 #   guard hit    the same with a Layer-1 hit and a judge that answers at once
+#                (and the same with one non-ASCII character in the text)
 #   judge        that judge's own process, alone
 #   bash+jq      the design article's Layer 1 as a bash hook (bench/reference-hook.sh)
 #   python       the same regex work in Python (bench/reference_hook.py)
@@ -61,6 +62,8 @@ def fill(text, size):
     return (text * (size // len(text) + 1))[:size]
 quiet4k = fill(QUIET, 4000)
 hit4k = fill(QUIET, 3900) + " Shall I commit and push this now?"
+# One em dash: the text is no longer pure ASCII (Layer 1's Unicode builds).
+hitutf8 = fill(QUIET, 3900) + " Done \u2014 shall I commit and push this now?"
 all5 = fill(QUIET, 3000) + (" I changed the timeout in the client and the bug is fixed: it works now."
         " Shall I commit and push this to main? I will defer the remaining items to a later"
         " session and leave the other parts out of scope for now.")
@@ -89,11 +92,13 @@ def payload(name, text, tpath):
 short = fill(QUIET, 400)
 transcript(f"{work}/t-miss.jsonl", 0, quiet4k)
 transcript(f"{work}/t-hit.jsonl", 0, hit4k)
+transcript(f"{work}/t-hit-utf8.jsonl", 0, hitutf8)
 transcript(f"{work}/t-all5.jsonl", 0, all5)
 transcript(f"{work}/t-1k.jsonl", 1024, short)
 transcript(f"{work}/t-100m.jsonl", 100 * 1024 * 1024, short)
 payload("miss.json", quiet4k, f"{work}/t-miss.jsonl")
 payload("hit.json", hit4k, f"{work}/t-hit.jsonl")
+payload("hit-utf8.json", hitutf8, f"{work}/t-hit-utf8.jsonl")
 payload("all5.json", all5, f"{work}/t-all5.jsonl")
 payload("tx-1k.json", short, f"{work}/t-1k.jsonl")
 payload("tx-100m.json", short, f"{work}/t-100m.jsonl")
@@ -122,6 +127,7 @@ check_path() { # name, payload, expected layer1 states (jq), expected judge runs
 check_path "guard miss" miss.json '["miss","miss","miss","miss","miss"]' 0
 check_path "transcript 100 MB" tx-100m.json '["miss","miss","miss","miss","miss"]' 0
 check_path "guard hit" hit.json '["miss","hit","miss","miss","miss"]' 1 --config "$work/judge-at-once.yaml"
+check_path "guard hit, non-ASCII" hit-utf8.json '["miss","hit","miss","miss","miss"]' 1 --config "$work/judge-at-once.yaml"
 check_path "all five" all5.json '["hit","hit","hit","hit","hit"]' 5 --config "$work/judge-200ms.yaml"
 
 T=$'\t'
@@ -129,6 +135,7 @@ cat >"$work/fast.tsv" <<EOF
 floor${T}$work/miss.json${T}$work/floor
 guard miss${T}$work/miss.json${T}$GUARD${T}hook${T}claude-code
 guard hit, judge at once${T}$work/hit.json${T}$GUARD${T}--config${T}$work/judge-at-once.yaml${T}hook${T}claude-code
+guard hit, non-ASCII text${T}$work/hit-utf8.json${T}$GUARD${T}--config${T}$work/judge-at-once.yaml${T}hook${T}claude-code
 judge at once, alone${T}$work/envelope.txt${T}$JUDGE${T}ok
 bash+jq reference${T}$work/miss.json${T}bash${T}$PWD/bench/reference-hook.sh
 python reference${T}$work/miss.json${T}python3${T}$PWD/bench/reference_hook.py
@@ -168,6 +175,7 @@ checks = [
     ("peak RSS on the Layer-1 path, MB", rows["guard miss"]["rss"] / 1024, "<= 10", lambda x: x <= 10),
     ("all five hit, judge 200 ms / one judgment", m("all five hit, judge 200 ms") / m("judge 200 ms, alone"), "<= 1.3", lambda x: x <= 1.3),
     ("hit with judge at once - the judge alone, ms", m("guard hit, judge at once") - m("judge at once, alone"), "< 5", lambda x: x < 5),
+    ("the same, non-ASCII text, ms", m("guard hit, non-ASCII text") - m("judge at once, alone"), "(for reference)", lambda x: True),
 ]
 print()
 print("| target | figure | wanted | met |")

@@ -1,12 +1,12 @@
 //! Layer 1 compiles a pattern only when its required literals occur in the
-//! text, and on pure-ASCII text it compiles a cheaper ASCII build. Neither
-//! may ever change a result: on every text of the turn-end corpus, each
+//! text, and compiles a cheaper build where the text allows (ASCII text; no
+//! word character beyond ASCII). None of this may ever change a result: on every text of the turn-end corpus, each
 //! built-in detector's matched signals and bypasses equal those of its
 //! patterns compiled in full (Unicode, case-insensitive) as one set.
 
 use guard::config::Mode;
 use guard::detector::load::{builtins, LoadedDetector};
-use guard::engine::Engine;
+use guard::engine::{Engine, TextClass};
 use guard::eval::corpus::{self, Case};
 use guard::event::{Event, EventKind};
 use guard::shell::ShellContext;
@@ -45,9 +45,11 @@ fn gated_patterns_match_exactly_like_the_full_set() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/turn-end.yaml");
     let cases = corpus::parse(path, &std::fs::read_to_string(path).unwrap()).unwrap();
     let mut compared = 0;
+    let mut classes = std::collections::HashMap::new();
     for case in cases {
         let Case::TurnEnd(c) = case else { continue };
         let text = guard::engine::tail(&c.text, 4000);
+        *classes.entry(TextClass::of(text)).or_insert(0) += 1;
         let event = Event::new("test", EventKind::Stop);
         for r in engine.layer1(&event, text, &ShellContext::default()) {
             if r.keywords.is_empty() {
@@ -73,6 +75,15 @@ fn gated_patterns_match_exactly_like_the_full_set() {
         }
     }
     assert!(compared > 500, "compared {compared} detector runs");
+    // Each build is exercised: ASCII, Unicode with ASCII word boundaries,
+    // Unicode.
+    for class in [
+        TextClass::Ascii,
+        TextClass::NoWordCharBeyondAscii,
+        TextClass::Unicode,
+    ] {
+        assert!(classes.get(&class).is_some_and(|&n| n >= 40), "{classes:?}");
+    }
 }
 
 #[test]

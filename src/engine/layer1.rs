@@ -5,7 +5,7 @@
 
 use super::gate::{BuildFnv, Gate, GateText};
 use super::keywords::KeywordSet;
-use super::matcher::Matcher;
+use super::matcher::{Matcher, TextClass};
 use crate::detector::load::LoadedDetector;
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
@@ -33,6 +33,9 @@ struct Gated {
     /// The cheaper build for pure-ASCII text (`None`: the pattern needs
     /// the Unicode build).
     ascii: OnceLock<Option<Matcher>>,
+    /// The Unicode build with ASCII word boundaries, for a text whose
+    /// non-ASCII characters are no word characters.
+    ascii_boundaries: OnceLock<Option<Matcher>>,
 }
 
 /// What was prepared at build time for a built-in pattern: its encoded
@@ -99,19 +102,23 @@ struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// The pattern compiled for `text`: the ASCII build when the text is
-    /// pure ASCII and the pattern allows it, else the Unicode build.
-    fn compile_for(&self, ascii_text: bool) -> Result<&Matcher, &String> {
-        if ascii_text {
-            let ascii = self
+    /// The pattern compiled for a text of class `class` (see
+    /// [`TextClass`]): the cheaper build the text allows, else the Unicode
+    /// build.
+    fn compile_for(&self, class: TextClass) -> Result<&Matcher, &String> {
+        let pattern = &self.pattern.pattern;
+        let cheaper = match class {
+            TextClass::Ascii => self.slot.ascii.get_or_init(|| ascii_build_of(pattern)),
+            TextClass::NoWordCharBeyondAscii => self
                 .slot
-                .ascii
-                .get_or_init(|| ascii_build_of(&self.pattern.pattern));
-            if let Some(m) = ascii {
-                return Ok(m);
-            }
+                .ascii_boundaries
+                .get_or_init(|| Matcher::with_ascii_boundaries(pattern)),
+            TextClass::Unicode => &None,
+        };
+        match cheaper {
+            Some(m) => Ok(m),
+            None => self.compile().as_ref(),
         }
-        self.compile().as_ref()
     }
 
     fn compile(&self) -> &Result<Matcher, String> {
@@ -136,8 +143,8 @@ impl Job<'_> {
 /// thread that cannot start leaves its share to the others.
 fn run_all(jobs: &[&Job], text: &str) -> Vec<Result<bool, String>> {
     static CPUS: OnceLock<usize> = OnceLock::new();
-    let ascii_text = text.is_ascii();
-    let run = |job: &Job| match job.compile_for(ascii_text) {
+    let class = TextClass::of(text);
+    let run = |job: &Job| match job.compile_for(class) {
         Ok(m) => Ok(m.is_match(text)),
         Err(e) => Err(e.clone()),
     };

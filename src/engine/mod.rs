@@ -12,7 +12,7 @@ mod matcher;
 
 pub use keywords::KeywordSet;
 pub use layer1::{compile_pattern, Layer1Index, Layer1Result};
-pub use matcher::Matcher;
+pub use matcher::{Matcher, TextClass};
 
 use crate::config::{Config, Mode};
 use crate::detector::load::LoadedDetector;
