@@ -354,12 +354,16 @@ fn evaluate(
         .zip(&hits)
         .filter(|(h, _)| h.head.applies(event));
     let mut verdict = if applicable.all(|(_, keywords)| keywords.is_empty()) {
-        crate::engine::all_miss_verdict(
+        let verdict = crate::engine::all_miss_verdict(
             heads
                 .iter()
                 .filter(|h| h.head.applies(event))
                 .map(|h| (h.head.name.as_str(), h.mode)),
-        )
+        );
+        if ONE_SHOT.load(Ordering::Relaxed) {
+            std::mem::forget((heads, index));
+        }
+        verdict
     } else {
         // Only the detectors whose keywords hit are read in full.
         let detectors = crate::detector::load::resolve_where(heads, |i| {
