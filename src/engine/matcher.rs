@@ -26,13 +26,27 @@
 //! instead of handing the text to the PikeVM, several times slower.
 
 use regex_automata::hybrid::dfa::{self as lazy, DFA};
-use regex_automata::nfa::thompson::{self, pikevm::PikeVM, WhichCaptures};
+use regex_automata::nfa::thompson::backtrack::{self, BoundedBacktracker};
+use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::Input;
 use regex_syntax::hir::{Hir, HirKind, Look, Repetition};
 use std::sync::Mutex;
 
 /// Compiled-size limit of one pattern (regex's own default is 10 MB).
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// The bounded backtracker's visited set, at most (one bit per NFA state
+/// and text position, allocated as a search needs it): enough for a 4 KB
+/// turn under the built-in patterns' Unicode builds.
+const BACKTRACK_VISITED_BYTES: usize = 2 << 20;
+
+/// A matcher's search caches.
+struct Caches {
+    dfa: lazy::Cache,
+    backtracker: backtrack::Cache,
+    pikevm: pikevm::Cache,
+}
 
 /// Which build of a pattern a text can take (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,8 +80,9 @@ impl TextClass {
 /// the `regex` crate).
 pub struct Matcher {
     dfa: DFA,
+    backtracker: BoundedBacktracker,
     pikevm: PikeVM,
-    caches: Mutex<(lazy::Cache, regex_automata::nfa::thompson::pikevm::Cache)>,
+    caches: Mutex<Caches>,
 }
 
 impl Matcher {
@@ -129,10 +144,19 @@ impl Matcher {
             .configure(DFA::config().unicode_word_boundary(true))
             .build_from_nfa(nfa.clone())
             .map_err(|e| e.to_string())?;
+        let backtracker = BoundedBacktracker::builder()
+            .configure(BoundedBacktracker::config().visited_capacity(BACKTRACK_VISITED_BYTES))
+            .build_from_nfa(nfa.clone())
+            .map_err(|e| e.to_string())?;
         let pikevm = PikeVM::new_from_nfa(nfa).map_err(|e| e.to_string())?;
-        let caches = Mutex::new((dfa.create_cache(), pikevm.create_cache()));
+        let caches = Mutex::new(Caches {
+            dfa: dfa.create_cache(),
+            backtracker: backtracker.create_cache(),
+            pikevm: pikevm.create_cache(),
+        });
         Ok(Matcher {
             dfa,
+            backtracker,
             pikevm,
             caches,
         })
@@ -142,13 +166,20 @@ impl Matcher {
     /// ASCII for a matcher built by [`Matcher::for_ascii_text`]).
     pub fn is_match(&self, text: &str) -> bool {
         let mut caches = self.caches.lock().unwrap_or_else(|e| e.into_inner());
-        let (dfa_cache, vm_cache) = &mut *caches;
+        let caches = &mut *caches;
         let input = Input::new(text).earliest(true);
-        match self.dfa.try_search_fwd(dfa_cache, &input) {
+        match self.dfa.try_search_fwd(&mut caches.dfa, &input) {
             Ok(found) => found.is_some(),
             // The lazy DFA quit (a Unicode word boundary next to a non-ASCII
-            // byte) or gave up: the PikeVM handles every pattern.
-            Err(_) => self.pikevm.is_match(vm_cache, input),
+            // byte) or gave up: the backtracker, several times faster than
+            // the PikeVM, where its visited set fits; else the PikeVM.
+            Err(_) => match self
+                .backtracker
+                .try_is_match(&mut caches.backtracker, input.clone())
+            {
+                Ok(found) => found,
+                Err(_) => self.pikevm.is_match(&mut caches.pikevm, input),
+            },
         }
     }
 }
