@@ -266,12 +266,22 @@ mod tests {
             "ax bx",
             "",
         ];
+        assert_agrees_with_the_unicode_build(Matcher::for_ascii_text, &patterns, &texts);
+    }
+
+    /// Each pattern's other build (from `build`) matches each text exactly
+    /// where its Unicode build does.
+    fn assert_agrees_with_the_unicode_build(
+        build: fn(&str) -> Option<Matcher>,
+        patterns: &[&str],
+        texts: &[&str],
+    ) {
         for pattern in patterns {
             let unicode = Matcher::new(pattern).unwrap();
-            let ascii = Matcher::for_ascii_text(pattern).expect(pattern);
+            let other = build(pattern).expect(pattern);
             for text in texts {
                 assert_eq!(
-                    ascii.is_match(text),
+                    other.is_match(text),
                     unicode.is_match(text),
                     "{pattern} on {text}"
                 );
@@ -301,17 +311,7 @@ mod tests {
                 "{text}"
             );
         }
-        for pattern in patterns {
-            let unicode = Matcher::new(pattern).unwrap();
-            let fast = Matcher::with_ascii_boundaries(pattern).expect(pattern);
-            for text in texts {
-                assert_eq!(
-                    fast.is_match(text),
-                    unicode.is_match(text),
-                    "{pattern} on {text}"
-                );
-            }
-        }
+        assert_agrees_with_the_unicode_build(Matcher::with_ascii_boundaries, &patterns, &texts);
         assert_eq!(TextClass::of("plain"), TextClass::Ascii);
         assert_eq!(TextClass::of("PRを作成"), TextClass::Unicode);
         assert_eq!(TextClass::of("café"), TextClass::Unicode);
