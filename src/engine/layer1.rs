@@ -137,13 +137,13 @@ impl Job<'_> {
     }
 }
 
-/// Compiles and runs the jobs on `text`, on several threads when there are
-/// several: a turn that passes the gates of several patterns pays for the
-/// slowest few, not for all in a row. Outcomes come in the jobs' order. A
-/// thread that cannot start leaves its share to the others.
-fn run_all(jobs: &[&Job], text: &str) -> Vec<Result<bool, String>> {
+/// Compiles and runs the jobs on `text` (of class `class`), on several
+/// threads when there are several: a turn that passes the gates of several
+/// patterns pays for the slowest few, not for all in a row. Outcomes come
+/// in the jobs' order. A thread that cannot start leaves its share to the
+/// others.
+fn run_all(jobs: &[&Job], text: &str, class: TextClass) -> Vec<Result<bool, String>> {
     static CPUS: OnceLock<usize> = OnceLock::new();
-    let class = TextClass::of(text);
     let run = |job: &Job| match job.compile_for(class) {
         Ok(m) => Ok(m.is_match(text)),
         Err(e) => Err(e.clone()),
@@ -390,6 +390,7 @@ impl Layer1Index {
         ctx: &ShellContext,
     ) -> Vec<Layer1Result> {
         let mut gates = GateText::new(text);
+        let class = TextClass::of(text);
         let signal_jobs: Vec<Vec<Job>> = hits
             .iter()
             .map(|(i, d, _)| match d.spec.shell {
@@ -397,8 +398,12 @@ impl Layer1Index {
                 None => self.jobs(*i, d, List::Signals, gates.as_mut()),
             })
             .collect();
-        let mut outcomes =
-            run_all(&signal_jobs.iter().flatten().collect::<Vec<_>>(), text).into_iter();
+        let mut outcomes = run_all(
+            &signal_jobs.iter().flatten().collect::<Vec<_>>(),
+            text,
+            class,
+        )
+        .into_iter();
         let mut results = Vec::with_capacity(hits.len());
         let mut bypass_jobs: Vec<Vec<Job>> = Vec::with_capacity(hits.len());
         for ((index, d, keywords), jobs) in hits.iter().zip(&signal_jobs) {
@@ -426,8 +431,12 @@ impl Layer1Index {
             results.push(r);
             bypass_jobs.push(bypasses);
         }
-        let mut outcomes =
-            run_all(&bypass_jobs.iter().flatten().collect::<Vec<_>>(), text).into_iter();
+        let mut outcomes = run_all(
+            &bypass_jobs.iter().flatten().collect::<Vec<_>>(),
+            text,
+            class,
+        )
+        .into_iter();
         for ((r, (_, d, _)), jobs) in results.iter_mut().zip(&hits).zip(&bypass_jobs) {
             match matched(jobs, &mut outcomes) {
                 Ok(matched) => r.bypasses = ids(List::Bypasses.patterns(d), matched),

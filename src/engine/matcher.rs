@@ -89,24 +89,14 @@ impl Matcher {
     /// Compiles `pattern`; the error is regex's own message (with a caret
     /// under the fault for a syntax error).
     pub fn new(pattern: &str) -> Result<Matcher, String> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .case_insensitive(true)
-            .build()
-            .parse(pattern)
-            .map_err(|e| e.to_string())?;
-        Matcher::from_hir(&hir, true)
+        Matcher::from_hir(&parse(pattern)?, true)
     }
 
     /// The Unicode build with every word boundary made ASCII, for a text of
     /// [`TextClass::NoWordCharBeyondAscii`] only; `None` when the pattern
     /// does not compile (then [`Matcher::new`] reports why).
     pub fn with_ascii_boundaries(pattern: &str) -> Option<Matcher> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .case_insensitive(true)
-            .build()
-            .parse(pattern)
-            .ok()?;
-        Matcher::from_hir(&ascii_boundaries(hir), true).ok()
+        Matcher::from_hir(&ascii_boundaries(parse(pattern).ok()?), true).ok()
     }
 
     /// The same pattern built to run on pure-ASCII text only (see the module
@@ -182,6 +172,15 @@ impl Matcher {
             },
         }
     }
+}
+
+/// `pattern` parsed as the engine matches it: case-insensitive, Unicode.
+fn parse(pattern: &str) -> Result<Hir, String> {
+    regex_syntax::ParserBuilder::new()
+        .case_insensitive(true)
+        .build()
+        .parse(pattern)
+        .map_err(|e| e.to_string())
 }
 
 /// `hir` with each Unicode word-boundary assertion replaced by its ASCII

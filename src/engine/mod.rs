@@ -86,11 +86,26 @@ impl Engine {
         }
     }
 
+    /// The keywords of each detector found in `text`, in engine order.
+    pub fn keyword_hits(&self, text: &str) -> Vec<Vec<String>> {
+        self.index.keyword_hits(text, self.detectors.len())
+    }
+
     /// Layer 1 for every detector that applies to the event, in engine order.
     pub fn layer1(&self, event: &Event, text: &str, shell: &ShellContext) -> Vec<Layer1Result> {
+        self.layer1_hits(event, text, shell, self.keyword_hits(text))
+    }
+
+    /// [`Self::layer1`] with the keyword pass already done.
+    fn layer1_hits(
+        &self,
+        event: &Event,
+        text: &str,
+        shell: &ShellContext,
+        keyword_hits: Vec<Vec<String>>,
+    ) -> Vec<Layer1Result> {
         let mut out = Vec::new();
         let mut hits = Vec::new();
-        let keyword_hits = self.index.keyword_hits(text, self.detectors.len());
         for (i, (d, kws)) in self.detectors.iter().zip(keyword_hits).enumerate() {
             if !Self::applies(d, event) {
                 continue;
@@ -117,7 +132,22 @@ impl Engine {
     /// Layer 1, then the judge where needed, then the combined verdict.
     pub fn evaluate(&self, event: &Event, config: &Config, opts: &EvalOptions) -> Verdict {
         let text = Self::subject(event, config);
-        let results = self.layer1(event, &text, &opts.shell);
+        let keyword_hits = self.keyword_hits(&text);
+        self.evaluate_hits(event, config, opts, &text, keyword_hits)
+    }
+
+    /// [`Self::evaluate`] on the event's subject `text` (see
+    /// [`Self::subject`]) whose keyword hits are already known (from
+    /// [`Self::keyword_hits`], or the hook's own pass over the same index).
+    pub fn evaluate_hits(
+        &self,
+        event: &Event,
+        config: &Config,
+        opts: &EvalOptions,
+        text: &str,
+        keyword_hits: Vec<Vec<String>>,
+    ) -> Verdict {
+        let results = self.layer1_hits(event, text, &opts.shell, keyword_hits);
         let needs_judge = |r: &Layer1Result| {
             let d = &self.detectors[r.index];
             r.layer1 == Layer1::Hit
@@ -137,7 +167,7 @@ impl Engine {
                         "Command: {text}\nFlagged by rule `{}`: {}\nMatched part: {}",
                         m.rule_id, m.reason, m.segment
                     ),
-                    None => text.clone(),
+                    None => text.to_string(),
                 })
                 .collect();
             let requests: Vec<JudgeRequest> = pending

@@ -348,7 +348,8 @@ fn evaluate(
             &[]
         }
     }));
-    let hits = index.keyword_hits(&Engine::subject(event, cfg), heads.len());
+    let subject = Engine::subject(event, cfg);
+    let hits = index.keyword_hits(&subject, heads.len());
     let mut applicable = heads
         .iter()
         .zip(&hits)
@@ -372,6 +373,7 @@ fn evaluate(
         .map_err(|e| e.to_string())?;
         full_evaluate(
             Engine::with_index(detectors, index),
+            (&subject, hits),
             event,
             cfg,
             deadline,
@@ -400,9 +402,12 @@ fn evaluate(
     Ok(verdict)
 }
 
-/// Layer 1's patterns and the judge, after a keyword hit.
+/// Layer 1's patterns and the judge, after a keyword hit: `keyword_pass`
+/// is the subject and the keyword hits already found on it, which the
+/// engine takes as they are rather than scanning again.
 fn full_evaluate(
     engine: Engine,
+    keyword_pass: (&str, Vec<Vec<String>>),
     event: &Event,
     cfg: &Config,
     deadline: Instant,
@@ -423,7 +428,8 @@ fn full_evaluate(
         cache_dir: Some(&cache_dir),
         shell,
     };
-    let verdict = engine.evaluate(event, cfg, &opts);
+    let (subject, hits) = keyword_pass;
+    let verdict = engine.evaluate_hits(event, cfg, &opts, subject, hits);
     ctx.errors.extend(engine.pattern_errors());
     if ONE_SHOT.load(Ordering::Relaxed) {
         std::mem::forget(engine);
