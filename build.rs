@@ -24,24 +24,17 @@ mod ascii_hir;
 #[allow(dead_code)]
 #[path = "src/engine/gate.rs"]
 mod gate;
+// The built-in detectors' keyword index is built here with the engine's own
+// code (see `src/engine/keywords.rs`).
+#[allow(dead_code)]
+#[path = "src/engine/keywords.rs"]
+mod keywords;
 
 use std::collections::BTreeMap;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The keys of a detector that Layer 1 reads (see `detector::load::Head`).
-const DETECTOR_HEAD_KEYS: &[&str] = &["name", "events", "tools", "keywords"];
-/// The keys of an adapter that agent detection reads (see `adapter::AdapterHead`).
-const ADAPTER_HEAD_KEYS: &[&str] = &[
-    "name",
-    "aliases",
-    "detect",
-    "priority",
-    "event_field",
-    "event_rules",
-    "default_event",
-];
 
 fn main() {
     link_without_pie();
@@ -49,6 +42,8 @@ fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let mut code = String::new();
     let mut gates: BTreeMap<String, (String, String)> = BTreeMap::new();
+    // Each built-in detector's event kinds and keywords, in file order.
+    let mut detector_keywords: Vec<(Vec<String>, Vec<String>)> = Vec::new();
     for dir in ["detectors", "adapters"] {
         println!("cargo:rerun-if-changed={dir}");
         let mut files: Vec<_> = fs::read_dir(dir)
@@ -63,22 +58,11 @@ fn main() {
         let mut json = format!(
             "/// Built-in `{dir}/*.yaml` files pre-parsed into JSON: (file stem, JSON).\npub const {upper}_JSON: &[(&str, &str)] = &[\n"
         );
-        let (head_keys, heads_doc, heads_name) = if dir == "detectors" {
-            (
-                DETECTOR_HEAD_KEYS,
-                "The Layer-1 part of each built-in detector",
-                "DETECTOR_HEADS_JSON",
-            )
+        let mut heads = if dir == "detectors" {
+            "/// The Layer-1 part of each built-in detector, in file order.\npub static DETECTOR_HEADS: &[BuiltinHead] = &[\n".to_string()
         } else {
-            (
-                ADAPTER_HEAD_KEYS,
-                "The detection part of each built-in adapter",
-                "ADAPTER_HEADS_JSON",
-            )
+            "/// The detection part of each built-in adapter, in file order.\npub fn adapter_heads() -> Vec<crate::adapter::AdapterHead> {\n    vec![\n".to_string()
         };
-        let mut heads = format!(
-            "/// {heads_doc}, as JSON: (file stem, JSON).\npub const {heads_name}: &[(&str, &str)] = &[\n"
-        );
         for path in files {
             println!("cargo:rerun-if-changed={}", path.display());
             let stem = path
@@ -106,20 +90,18 @@ fn main() {
                     }
                 }
             }
-            let mut head = serde_json::Map::new();
-            for key in head_keys {
-                if let Some(v) = value.get(key) {
-                    head.insert((*key).to_string(), v.clone());
-                }
+            if dir == "detectors" {
+                let (head, events, keywords) = detector_head(stem, &value);
+                heads.push_str(&head);
+                detector_keywords.push((events, keywords));
+                continue;
             }
-            heads.push_str(&format!(
-                "    ({stem:?}, {:?}),\n",
-                serde_json::Value::Object(head).to_string()
-            ));
+            heads.push_str(&adapter_head(stem, &value));
         }
-        for part in [&mut yaml, &mut json, &mut heads] {
+        for part in [&mut yaml, &mut json] {
             part.push_str("];\n");
         }
+        heads.push_str(if dir == "detectors" { "];\n" } else { "    ]\n}\n" });
         code.push_str(&yaml);
         code.push_str(&json);
         code.push_str(&heads);
@@ -131,7 +113,9 @@ fn main() {
         code.push_str(&format!("    ({pattern:?}, {gate:?}, {hir:?}),\n"));
     }
     code.push_str("];\n");
+    code.push_str(&keyword_indexes(&detector_keywords));
     println!("cargo:rerun-if-changed=src/engine/gate.rs");
+    println!("cargo:rerun-if-changed=src/engine/keywords.rs");
     println!("cargo:rerun-if-changed=src/engine/ascii_hir.rs");
     println!("cargo:rerun-if-changed=config.yaml");
     let config = yaml_to_json(&manifest.join("config.yaml"));
@@ -140,6 +124,197 @@ fn main() {
         config.to_string()
     ));
     fs::write(Path::new(&out).join("builtin.rs"), code).expect("write builtin.rs");
+}
+
+/// The `AdapterHead` of `adapters/{stem}.yaml` (a Rust expression, in
+/// `vec![...]`): what agent detection reads, built without parsing.
+fn adapter_head(stem: &str, value: &serde_json::Value) -> String {
+    let file = format!("adapters/{stem}.yaml");
+    let strings = |v: &serde_json::Value, key: &str| -> String {
+        let items: Vec<String> = match v.get(key) {
+            None => Vec::new(),
+            Some(list) => list
+                .as_array()
+                .unwrap_or_else(|| panic!("{file}: `{key}` must be a list"))
+                .iter()
+                .map(|x| {
+                    let x = x
+                        .as_str()
+                        .unwrap_or_else(|| panic!("{file}: `{key}` must list strings"));
+                    format!("{x:?}.to_string()")
+                })
+                .collect(),
+        };
+        format!("vec![{}]", items.join(", "))
+    };
+    let rules = |key: &str, ty: &str, fields: &[&str]| -> String {
+        let list = value.get(key).and_then(|v| v.as_array()).cloned().unwrap_or_default();
+        let rules: Vec<String> = list
+            .iter()
+            .map(|rule| {
+                let object = rule
+                    .as_object()
+                    .unwrap_or_else(|| panic!("{file}: each `{key}` entry must be a map"));
+                if let Some(k) = object.keys().find(|k| !fields.contains(&k.as_str())) {
+                    panic!("{file}: unknown field `{k}` in `{key}`");
+                }
+                let mut parts: Vec<String> = ["keys", "absent"]
+                    .iter()
+                    .map(|f| format!("{f}: {}", strings(rule, f)))
+                    .collect();
+                if ty == "DetectRule" {
+                    parts.push(format!("event_in: {}", strings(rule, "event_in")));
+                } else {
+                    let event = rule
+                        .get("event")
+                        .and_then(|e| e.as_str())
+                        .unwrap_or_else(|| panic!("{file}: each `{key}` entry needs an `event`"));
+                    parts.push(format!("event: {event:?}.to_string()"));
+                }
+                format!("crate::adapter::{ty} {{ {} }}", parts.join(", "))
+            })
+            .collect();
+        format!("vec![{}]", rules.join(", "))
+    };
+    let name = value
+        .get("name")
+        .and_then(|n| n.as_str())
+        .unwrap_or_else(|| panic!("{file}: `name` is missing"));
+    let priority = value.get("priority").map_or(0, |p| {
+        p.as_i64()
+            .and_then(|p| i32::try_from(p).ok())
+            .unwrap_or_else(|| panic!("{file}: `priority` must be an integer"))
+    });
+    let default_event = match value.get("default_event").and_then(|e| e.as_str()) {
+        Some(e) => format!("Some({e:?}.to_string())"),
+        None => "None".to_string(),
+    };
+    format!(
+        "        crate::adapter::AdapterHead {{ name: {name:?}.to_string(), aliases: {}, detect: {}, priority: {priority}, event_field: {}, event_rules: {}, default_event: {default_event} }},\n",
+        strings(value, "aliases"),
+        rules("detect", "DetectRule", &["keys", "absent", "event_in"]),
+        strings(value, "event_field"),
+        rules("event_rules", "EventRule", &["keys", "absent", "event"]),
+    )
+}
+
+/// The event kinds a detector may name, and their `EventKind` variants.
+const EVENT_KINDS: &[(&str, &str)] = &[
+    ("stop", "Stop"),
+    ("subagent_stop", "SubagentStop"),
+    ("pre_tool", "PreTool"),
+    ("post_tool", "PostTool"),
+    ("prompt_submit", "PromptSubmit"),
+    ("permission_request", "PermissionRequest"),
+    ("session_start", "SessionStart"),
+    ("session_end", "SessionEnd"),
+    ("other", "Other"),
+];
+
+/// One `BuiltinHead` of `detectors/{stem}.yaml` (Rust source), and the
+/// detector's event kinds and keywords.
+fn detector_head(stem: &str, value: &serde_json::Value) -> (String, Vec<String>, Vec<String>) {
+    let file = format!("detectors/{stem}.yaml");
+    let strings = |key: &str| -> Vec<String> {
+        match value.get(key) {
+            None => Vec::new(),
+            Some(v) => v
+                .as_array()
+                .unwrap_or_else(|| panic!("{file}: `{key}` must be a list"))
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .unwrap_or_else(|| panic!("{file}: `{key}` must list strings"))
+                        .to_string()
+                })
+                .collect(),
+        }
+    };
+    let name = value
+        .get("name")
+        .and_then(|n| n.as_str())
+        .unwrap_or_else(|| panic!("{file}: `name` is missing"));
+    let events = strings("events");
+    for e in &events {
+        if !EVENT_KINDS.iter().any(|(k, _)| k == e) {
+            panic!("{file}: unknown event kind `{e}`");
+        }
+    }
+    let keywords = strings("keywords");
+    let head = format!(
+        "    BuiltinHead {{ stem: {stem:?}, name: {name:?}, events: &[{}], tools: &{:?}, keywords: &{:?} }},\n",
+        event_variants(&events),
+        strings("tools"),
+        keywords
+    );
+    (head, events, keywords)
+}
+
+/// `EventKind::Stop, EventKind::PreTool, ...` for snake-case kind names.
+fn event_variants(kinds: &[String]) -> String {
+    kinds
+        .iter()
+        .filter_map(|e| EVENT_KINDS.iter().find(|(k, _)| k == e))
+        .map(|(_, variant)| format!("EventKind::{variant}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The built-in detectors' keyword indexes (Rust source): one per set of
+/// detectors that apply to the same event kinds, so that an event's scan
+/// looks only for the keywords of detectors that may apply to it.
+fn keyword_indexes(detectors: &[(Vec<String>, Vec<String>)]) -> String {
+    assert!(detectors.len() < usize::from(u16::MAX));
+    // (detector positions, event kinds they share).
+    let mut groups: Vec<(Vec<usize>, Vec<String>)> = Vec::new();
+    for (kind, _) in EVENT_KINDS {
+        let positions: Vec<usize> = (0..detectors.len())
+            .filter(|&p| detectors[p].0.iter().any(|e| e == kind))
+            .collect();
+        if positions.is_empty() {
+            continue;
+        }
+        match groups.iter_mut().find(|(ps, _)| *ps == positions) {
+            Some((_, kinds)) => kinds.push(kind.to_string()),
+            None => groups.push((positions, vec![kind.to_string()])),
+        }
+    }
+    let mut code = String::from(
+        "/// The built-in detectors' keywords, indexed per set of event kinds (see\n/// `engine::keyword_index`).\npub static BUILTIN_KEYWORD_INDEXES: &[BuiltinKeywordIndex] = &[\n",
+    );
+    for (positions, kinds) in groups {
+        // Each distinct keyword (lowercased), with the positions of the
+        // detectors that own it, in order of first appearance.
+        let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
+        for &p in &positions {
+            for k in &detectors[p].1 {
+                let k = k.to_lowercase();
+                if k.is_empty() {
+                    continue;
+                }
+                match owners.iter_mut().find(|(kw, _)| *kw == k) {
+                    Some((_, ds)) => {
+                        if !ds.contains(&p) {
+                            ds.push(p)
+                        }
+                    }
+                    None => owners.push((k, vec![p])),
+                }
+            }
+        }
+        let set = keywords::KeywordSet::new(owners.iter().map(|(k, _)| k.as_str()));
+        code.push_str(&format!(
+            "    BuiltinKeywordIndex {{\n        kinds: &[{}],\n        set: crate::engine::{},\n        owners: &[\n",
+            event_variants(&kinds),
+            set.to_rust()
+        ));
+        for (k, ds) in owners {
+            code.push_str(&format!("            ({k:?}, &{ds:?}),\n"));
+        }
+        code.push_str("        ],\n    },\n");
+    }
+    code.push_str("];\n");
+    code
 }
 
 /// Parses a built-in YAML file into JSON; a file that does not parse stops

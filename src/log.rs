@@ -65,16 +65,29 @@ pub fn file_for(dir: &Path, date: &str) -> PathBuf {
 }
 
 /// Appends one record (a JSON object) as one line, in one write.
-pub fn append(dir: &Path, date: &str, record: &Value) -> std::io::Result<PathBuf> {
-    fs::create_dir_all(dir)?;
+pub fn append<T: serde::Serialize + ?Sized>(
+    dir: &Path,
+    date: &str,
+    record: &T,
+) -> std::io::Result<PathBuf> {
     let path = file_for(dir, date);
     let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
     line.push(b'\n');
-    let mut f = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .open(&path)?;
+    let open = || {
+        OpenOptions::new()
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .open(&path)
+    };
+    // The directory exists but on first use: try before creating it.
+    let mut f = match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir)?;
+            open()?
+        }
+        other => other?,
+    };
     f.write_all(&line)?;
     Ok(path)
 }

@@ -45,16 +45,38 @@ pub struct Locked {
 impl Locked {
     /// Opens (creating) `path` and locks it, waiting at most `wait`.
     pub fn open(path: &Path, wait: Duration) -> std::io::Result<Locked> {
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir)?;
+        let open = || {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(path)
+        };
+        // The directory exists but on first use: try before creating it.
+        let file = match open() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(dir) = path.parent() {
+                    fs::create_dir_all(dir)?;
+                }
+                open()?
+            }
+            other => other?,
+        };
+        Ok(Self::lock(file, wait))
+    }
+
+    /// Opens `path` if it exists and locks it, waiting at most `wait`.
+    pub fn open_existing(path: &Path, wait: Duration) -> std::io::Result<Option<Locked>> {
+        match OpenOptions::new().read(true).write(true).open(path) {
+            Ok(file) => Ok(Some(Self::lock(file, wait))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
         }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(path)?;
+    }
+
+    fn lock(file: File, wait: Duration) -> Locked {
         let start = Instant::now();
         let mut locked = false;
         loop {
@@ -68,7 +90,7 @@ impl Locked {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        Ok(Locked { file, locked })
+        Locked { file, locked }
     }
 
     /// The file's content.
@@ -125,10 +147,24 @@ pub fn is_paused(state_dir: &Path) -> bool {
     }
 }
 
-/// Records that a hook of this agent ran (for `guard doctor`).
+/// How stale a heartbeat may be before a hook rewrites it: `guard doctor`
+/// reports when an agent last ran a hook, and a minute's precision spares
+/// almost every call four system calls and a file write.
+const HEARTBEAT_REFRESH: Duration = Duration::from_secs(60);
+
+/// Records that a hook of this agent ran (for `guard doctor`), at most once
+/// a [`HEARTBEAT_REFRESH`].
 pub fn touch_heartbeat(state_dir: &Path, agent: &str) -> std::io::Result<()> {
     let dir = state_dir.join("heartbeat");
     let path = dir.join(safe_name(agent));
+    let fresh = fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age < HEARTBEAT_REFRESH);
+    if fresh {
+        return Ok(());
+    }
     let now = now_secs().to_string();
     // Overwrite in place rather than `fs::write`, whose truncation to zero
     // makes ext4 flush the file on close (see `Locked::write`).

@@ -161,3 +161,23 @@ fn every_pre_parsed_builtin_adapter_is_its_yaml_file() {
         assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
     }
 }
+
+/// The detection heads that build.rs wrote as code are the adapter files'.
+#[test]
+fn every_builtin_adapter_head_is_its_yaml_file() {
+    let heads = crate::adapter::builtin_heads();
+    assert_eq!(heads.len(), crate::builtin::ADAPTERS.len());
+    for (head, (stem, yaml)) in heads.iter().zip(crate::builtin::ADAPTERS) {
+        let spec = AdapterSpec::parse(stem, yaml).unwrap();
+        let from_yaml = crate::adapter::AdapterHead {
+            name: spec.name,
+            aliases: spec.aliases,
+            detect: spec.detect,
+            priority: spec.priority,
+            event_field: spec.event_field,
+            event_rules: spec.event_rules,
+            default_event: spec.default_event,
+        };
+        assert_eq!(format!("{head:?}"), format!("{from_yaml:?}"), "{stem}");
+    }
+}

@@ -17,8 +17,10 @@ const STDIN_WAIT: Duration = Duration::from_secs(10);
 fn read_stdin(wait: Duration) -> Option<Vec<u8>> {
     use std::time::Instant;
     let deadline = Instant::now() + wait;
-    let mut buf = Vec::new();
-    let mut chunk = vec![0u8; 64 * 1024];
+    // Read straight into the buffer's spare capacity: a zeroed 64 KiB chunk
+    // cost 16 page faults on every call, for payloads that are mostly 4 KB.
+    const CHUNK: usize = 64 * 1024;
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -45,12 +47,18 @@ fn read_stdin(wait: Duration) -> Option<Vec<u8>> {
             // No stdin at all: an empty payload.
             return Some(buf);
         }
-        // SAFETY: `chunk` is a live buffer of `chunk.len()` writable bytes.
-        let n = unsafe { libc::read(libc::STDIN_FILENO, chunk.as_mut_ptr().cast(), chunk.len()) };
+        if buf.capacity() - buf.len() < CHUNK / 4 {
+            buf.reserve(CHUNK);
+        }
+        let spare = buf.spare_capacity_mut();
+        // SAFETY: `spare` is writable memory of `spare.len()` bytes owned by
+        // `buf`; read(2) writes at most that many.
+        let n = unsafe { libc::read(libc::STDIN_FILENO, spare.as_mut_ptr().cast(), spare.len()) };
         match usize::try_from(n) {
             Ok(0) => return Some(buf),
             Ok(n) => {
-                buf.extend_from_slice(&chunk[..n]);
+                // SAFETY: read(2) initialized the first `n` spare bytes.
+                unsafe { buf.set_len(buf.len() + n) };
                 if buf.len() as u64 >= MAX_PAYLOAD_BYTES {
                     buf.truncate(MAX_PAYLOAD_BYTES as usize);
                     return Some(buf);

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 pub use layers::{
-    builtin, load, parse_layer, yaml_options, ConfigError, Layer, LoadOptions, LoadedConfig,
+    builtin, load, load_typed, parse_layer, yaml_options, ConfigError, Layer, LoadOptions,
+    LoadedConfig,
 };
 
 /// The merged configuration.

@@ -7,7 +7,7 @@
 use super::{DetectorSpec, PatternSpec, Rule};
 use crate::config::{Config, Mode};
 use crate::event::{Event, EventKind};
-use serde::Deserialize;
+use std::borrow::Cow;
 use std::path::Path;
 
 /// A detector ready for the engine.
@@ -152,17 +152,17 @@ pub fn load_lenient(
 
 /// The part of a detector that Layer 1's keyword pass reads: whether it
 /// applies to an event, and its keywords.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Head {
     /// The detector's name.
     pub name: String,
     /// The event kinds it applies to.
     pub events: Vec<EventKind>,
     /// The canonical tool names it applies to (empty = all).
-    #[serde(default)]
     pub tools: Vec<String>,
-    /// Its Layer-1 keywords, the config's extra keywords included.
-    pub keywords: Vec<String>,
+    /// Its Layer-1 keywords, the config's extra keywords included (the
+    /// built-in ones borrowed from the binary).
+    pub keywords: Vec<Cow<'static, str>>,
 }
 
 impl Head {
@@ -176,14 +176,18 @@ impl Head {
 ///
 /// `guard hook` is a new process on every event, and most events hit no
 /// keyword: for those, reading each built-in detector's whole spec (prompts,
-/// patterns) was wasted work. A head is read from a tiny JSON that build.rs
-/// cut out of the detector's file.
+/// patterns) was wasted work. A built-in detector's head is constant data
+/// that build.rs cut out of its file ([`crate::builtin::DETECTOR_HEADS`]).
 #[derive(Debug, Clone)]
 pub struct LoadedHead {
     /// Name, events, tools and keywords (extra keywords included).
     pub head: Head,
     /// Enforce or shadow.
     pub mode: Mode,
+    /// Its place in [`crate::builtin::DETECTOR_HEADS`] when it is a built-in
+    /// detector whose keywords are the built-in ones (no extra keywords):
+    /// Layer 1 then uses the keyword index built ahead of time.
+    pub builtin_keywords: Option<usize>,
     /// Signals the config adds.
     extra_signals: Vec<PatternSpec>,
     /// Where the rest of the spec is.
@@ -193,27 +197,18 @@ pub struct LoadedHead {
 #[derive(Debug, Clone)]
 enum HeadSource {
     /// A built-in detector, by file stem: parsed on demand.
-    Builtin(String),
+    Builtin(&'static str),
     /// A user's detector file, already parsed.
     Parsed(Box<DetectorSpec>),
 }
 
-fn builtin_head(stem: &str) -> Result<Head, DetectorError> {
-    let json = crate::builtin::DETECTOR_HEADS_JSON
-        .iter()
-        .find(|(s, _)| *s == stem)
-        .map(|(_, j)| *j);
-    if let Some(Ok(head)) = json.map(serde_json::from_str::<Head>) {
-        return Ok(head);
+fn builtin_head(head: &crate::builtin::BuiltinHead) -> Head {
+    Head {
+        name: head.name.to_string(),
+        events: head.events.to_vec(),
+        tools: head.tools.iter().map(|t| t.to_string()).collect(),
+        keywords: head.keywords.iter().map(|k| Cow::Borrowed(*k)).collect(),
     }
-    // Only when the file is broken: the full parse names the problem.
-    let spec = builtin(stem)?;
-    Ok(Head {
-        name: spec.name,
-        events: spec.events,
-        tools: spec.tools,
-        keywords: spec.keywords,
-    })
 }
 
 /// The heads of the detectors the config enables, in [`load`]'s order, and
@@ -221,28 +216,32 @@ fn builtin_head(stem: &str) -> Result<Head, DetectorError> {
 pub fn heads_lenient(
     config: &Config,
 ) -> Result<(Vec<LoadedHead>, Vec<DetectorError>), DetectorError> {
-    let mut entries: Vec<(Head, HeadSource)> = Vec::new();
-    for (stem, _) in crate::builtin::DETECTOR_HEADS_JSON {
-        entries.push((builtin_head(stem)?, HeadSource::Builtin(stem.to_string())));
+    let mut entries: Vec<(Head, HeadSource, Option<usize>)> = Vec::new();
+    for (position, head) in crate::builtin::DETECTOR_HEADS.iter().enumerate() {
+        entries.push((
+            builtin_head(head),
+            HeadSource::Builtin(head.stem),
+            Some(position),
+        ));
     }
     let mut unknown = Vec::new();
     for (name, settings) in &config.detectors {
         if let Some(file) = &settings.file {
             let spec = read_file(file)?;
-            entries.retain(|(h, _)| h.name != spec.name);
+            entries.retain(|(h, _, _)| h.name != spec.name);
             let head = Head {
                 name: spec.name.clone(),
                 events: spec.events.clone(),
                 tools: spec.tools.clone(),
-                keywords: spec.keywords.clone(),
+                keywords: spec.keywords.iter().cloned().map(Cow::Owned).collect(),
             };
-            entries.push((head, HeadSource::Parsed(Box::new(spec))));
-        } else if !entries.iter().any(|(h, _)| &h.name == name) {
+            entries.push((head, HeadSource::Parsed(Box::new(spec)), None));
+        } else if !entries.iter().any(|(h, _, _)| &h.name == name) {
             unknown.push(DetectorError::Unknown(name.clone()));
         }
     }
     let mut out = Vec::new();
-    for (mut head, source) in entries {
+    for (mut head, source, mut builtin_keywords) in entries {
         let settings = config
             .detectors
             .get(&head.name)
@@ -251,11 +250,15 @@ pub fn heads_lenient(
         if !settings.enabled {
             continue;
         }
-        head.keywords
-            .extend(settings.extra_keywords.iter().cloned());
+        if !settings.extra_keywords.is_empty() {
+            builtin_keywords = None;
+            head.keywords
+                .extend(settings.extra_keywords.iter().cloned().map(Cow::Owned));
+        }
         out.push(LoadedHead {
             head,
             mode: settings.mode,
+            builtin_keywords,
             extra_signals: settings.extra_signals,
             source,
         });
@@ -287,7 +290,7 @@ pub fn resolve_where(
                     description: String::new(),
                     events: h.head.events,
                     tools: h.head.tools,
-                    keywords: h.head.keywords,
+                    keywords: owned(h.head.keywords),
                     signals: Vec::new(),
                     bypasses: Vec::new(),
                     shell: None,
@@ -298,14 +301,18 @@ pub fn resolve_where(
                 return Ok(LoadedDetector { spec, mode: h.mode });
             }
             let mut spec = match h.source {
-                HeadSource::Builtin(stem) => builtin(&stem)?,
+                HeadSource::Builtin(stem) => builtin(stem)?,
                 HeadSource::Parsed(spec) => *spec,
             };
-            spec.keywords = h.head.keywords;
+            spec.keywords = owned(h.head.keywords);
             spec.signals.extend(h.extra_signals);
             Ok(LoadedDetector { spec, mode: h.mode })
         })
         .collect()
+}
+
+fn owned(keywords: Vec<Cow<'static, str>>) -> Vec<String> {
+    keywords.into_iter().map(Cow::into_owned).collect()
 }
 
 fn read_file(path: &Path) -> Result<DetectorSpec, DetectorError> {
@@ -339,6 +346,20 @@ mod tests {
             let from_yaml = parse(stem, yaml).unwrap();
             let from_json: DetectorSpec = serde_json::from_str(json).unwrap();
             assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
+        }
+    }
+
+    /// The embedded heads are the heads of the detector files.
+    #[test]
+    fn every_embedded_head_is_its_detector_file() {
+        let specs = builtins().unwrap();
+        assert_eq!(specs.len(), crate::builtin::DETECTOR_HEADS.len());
+        for (spec, head) in specs.iter().zip(crate::builtin::DETECTOR_HEADS) {
+            let head = builtin_head(head);
+            assert_eq!(head.name, spec.name);
+            assert_eq!(head.events, spec.events);
+            assert_eq!(head.tools, spec.tools);
+            assert_eq!(owned(head.keywords), spec.keywords);
         }
     }
 }

@@ -25,7 +25,7 @@ fn the_all_miss_verdict_is_the_engines_verdict_on_a_quiet_turn() {
     let mut event = Event::new("claude-code", EventKind::Stop);
     event.text = Some("The parser reads each record once and keeps offsets in a table.".into());
     let (heads, _) = load::heads_lenient(&cfg).unwrap();
-    let index = Layer1Index::from_keyword_lists(heads.iter().map(|h| h.head.keywords.as_slice()));
+    let index = Layer1Index::for_event(&heads, &event);
     let hits = index.keyword_hits(&Engine::subject(&event, &cfg), heads.len());
     let applicable_hits: Vec<_> = heads
         .iter()

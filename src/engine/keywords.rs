@@ -3,9 +3,11 @@
 //! would first report them.
 //!
 //! Why not an Aho-Corasick automaton: `guard hook` is a new process on every
-//! event, so the prefilter is built on every call, and building an automaton
-//! over the built-in detectors' ~470 keywords took over a millisecond, twice
-//! the cost of starting the process. This index is built in microseconds.
+//! event, and building an automaton over the built-in detectors' ~470
+//! keywords took over a millisecond, twice the cost of starting the process.
+//! This index is built in microseconds, and the built-in detectors' index is
+//! built by build.rs (this file is included there) and embedded as constant
+//! data ([`KeywordSet::from_parts`]), so a hook builds nothing.
 //!
 //! Each keyword of four bytes or more is anchored on its rarest four-byte
 //! window (scored by English letter frequency: `commit` on `mmit`, not on
@@ -22,14 +24,16 @@ const FILTER_BITS: usize = 1 << 16;
 /// Buckets (a power of two): 12 bits of hash.
 const BUCKETS: usize = 1 << 12;
 
+use std::borrow::Cow;
+
 /// The keywords anchored on four-byte windows: a filter bit per hash, and
 /// the keyword ids grouped by bucket (the ids of bucket `b` are
 /// `ids[starts[b]..starts[b + 1]]`).
 #[derive(Debug, Clone)]
-struct Anchors {
-    filter: Vec<u64>,
-    starts: Vec<u32>,
-    ids: Vec<u32>,
+pub(crate) struct Anchors {
+    pub(crate) filter: Cow<'static, [u64]>,
+    pub(crate) starts: Cow<'static, [u32]>,
+    pub(crate) ids: Cow<'static, [u32]>,
 }
 
 impl Anchors {
@@ -56,9 +60,9 @@ impl Anchors {
             next[b] += 1;
         }
         Some(Anchors {
-            filter,
-            starts,
-            ids,
+            filter: filter.into(),
+            starts: starts.into(),
+            ids: ids.into(),
         })
     }
 
@@ -134,22 +138,25 @@ const COMMONNESS: [u8; 256] = {
     table
 };
 
+/// "Not seen" in [`KeywordSet::find`]'s table of first occurrences.
+const NONE: usize = usize::MAX;
+
 /// A set of keywords, ready to search for.
 #[derive(Debug, Clone)]
 pub struct KeywordSet {
     /// The keywords, ASCII-lowercased, end to end in one buffer (one
     /// allocation rather than one per keyword).
-    bytes: Vec<u8>,
+    pub(crate) bytes: Cow<'static, [u8]>,
     /// Where each keyword is in `bytes`, in the caller's order (ids).
-    spans: Vec<(u32, u32)>,
+    pub(crate) spans: Cow<'static, [(u32, u32)]>,
     /// Where each keyword's anchor window starts within it.
-    anchor_at: Vec<u32>,
-    /// Each keyword's anchor window, case folded (see [`hash`]).
-    anchor_word: Vec<u32>,
+    pub(crate) anchor_at: Cow<'static, [u32]>,
+    /// Each keyword's anchor window, case folded (see [`folded_hash`]).
+    pub(crate) anchor_word: Cow<'static, [u32]>,
     /// Keywords of four bytes or more, by anchor.
-    anchors: Option<Anchors>,
+    pub(crate) anchors: Option<Anchors>,
     /// Ids of the keywords of one to three bytes.
-    short: Vec<u32>,
+    pub(crate) short: Cow<'static, [u32]>,
 }
 
 impl KeywordSet {
@@ -183,13 +190,55 @@ impl KeywordSet {
             }
         }
         KeywordSet {
-            bytes,
-            spans,
-            anchor_at,
-            anchor_word,
+            bytes: bytes.into(),
+            spans: spans.into(),
+            anchor_at: anchor_at.into(),
+            anchor_word: anchor_word.into(),
             anchors: Anchors::new(&entries),
-            short,
+            short: short.into(),
         }
+    }
+
+    /// A set built ahead of time (by build.rs, from [`KeywordSet::new`]'s
+    /// fields), borrowing constant data: `anchors` is (filter, starts, ids).
+    #[allow(dead_code)] // Not used by build.rs, which includes this file.
+    pub(crate) const fn from_parts(
+        bytes: &'static [u8],
+        spans: &'static [(u32, u32)],
+        anchor_at: &'static [u32],
+        anchor_word: &'static [u32],
+        anchors: Option<(&'static [u64], &'static [u32], &'static [u32])>,
+        short: &'static [u32],
+    ) -> KeywordSet {
+        KeywordSet {
+            bytes: Cow::Borrowed(bytes),
+            spans: Cow::Borrowed(spans),
+            anchor_at: Cow::Borrowed(anchor_at),
+            anchor_word: Cow::Borrowed(anchor_word),
+            anchors: match anchors {
+                Some((filter, starts, ids)) => Some(Anchors {
+                    filter: Cow::Borrowed(filter),
+                    starts: Cow::Borrowed(starts),
+                    ids: Cow::Borrowed(ids),
+                }),
+                None => None,
+            },
+            short: Cow::Borrowed(short),
+        }
+    }
+
+    /// The Rust expression of this set as [`KeywordSet::from_parts`] takes
+    /// it (build.rs embeds the built-in detectors' set with it).
+    #[allow(dead_code)] // Used by build.rs, which includes this file.
+    pub(crate) fn to_rust(&self) -> String {
+        let anchors = match &self.anchors {
+            Some(a) => format!("Some((&{:?}, &{:?}, &{:?}))", a.filter, a.starts, a.ids),
+            None => "None".to_string(),
+        };
+        format!(
+            "KeywordSet::from_parts(&{:?}, &{:?}, &{:?}, &{:?}, {anchors}, &{:?})",
+            self.bytes, self.spans, self.anchor_at, self.anchor_word, self.short
+        )
     }
 
     /// The ids of the keywords that occur in `text`, each once, ordered by
@@ -197,8 +246,8 @@ impl KeywordSet {
     /// order of first report of an overlapping Aho-Corasick scan.
     pub fn find(&self, text: &str) -> Vec<usize> {
         let t = text.as_bytes();
-        // Start of each keyword's first occurrence.
-        let mut first: Vec<Option<usize>> = vec![None; self.spans.len()];
+        // Start of each keyword's first occurrence (NONE: not seen).
+        let mut first: Vec<usize> = vec![NONE; self.spans.len()];
         if let Some(anchors) = &self.anchors {
             // Four windows per eight-byte read, then the rest one by one.
             let mut i = 0;
@@ -222,15 +271,18 @@ impl KeywordSet {
                 }
             }
         }
-        for &id in &self.short {
-            first[id as usize] = self.find_short(t, id as usize);
+        for &id in self.short.iter() {
+            if let Some(start) = self.find_short(t, id as usize) {
+                first[id as usize] = start;
+            }
         }
         let mut hits: Vec<(usize, std::cmp::Reverse<usize>, usize)> = first
             .iter()
             .enumerate()
-            .filter_map(|(id, start)| {
+            .filter(|(_, &start)| start != NONE)
+            .map(|(id, &start)| {
                 let len = self.keyword(id).len();
-                start.map(|s| (s + len, std::cmp::Reverse(len), id))
+                (start + len, std::cmp::Reverse(len), id)
             })
             .collect();
         hits.sort_unstable();
@@ -246,7 +298,7 @@ impl KeywordSet {
         window: u32,
         t: &[u8],
         i: usize,
-        first: &mut [Option<usize>],
+        first: &mut [usize],
     ) {
         for &id in anchors.get(folded_hash(window)) {
             let id = id as usize;
@@ -256,8 +308,8 @@ impl KeywordSet {
             let Some(start) = i.checked_sub(self.anchor_at[id] as usize) else {
                 continue;
             };
-            if first[id].is_none() && starts_with_ignore_case(&t[start..], self.keyword(id)) {
-                first[id] = Some(start);
+            if first[id] == NONE && starts_with_ignore_case(&t[start..], self.keyword(id)) {
+                first[id] = start;
             }
         }
     }

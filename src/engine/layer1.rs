@@ -1,16 +1,16 @@
-//! Layer 1: one keyword pass over every detector's keywords ([`KeywordSet`]),
+//! Layer 1: one keyword pass over every detector's keywords ([`KeywordIndex`]),
 //! then, only for detectors with a keyword hit, their signal and bypass
 //! patterns (or their shell rules). Cheap, wide, for recall: a hit only
 //! means "ask the judge"; a bypass is a clear allow that needs no judge.
 
-use super::gate::{BuildFnv, Gate, GateText};
-use super::keywords::KeywordSet;
+use super::gate::{Gate, GateText};
+use super::keyword_index::KeywordIndex;
 use super::matcher::{Matcher, TextClass};
-use crate::detector::load::LoadedDetector;
+use crate::detector::load::{LoadedDetector, LoadedHead};
+use crate::event::Event;
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
@@ -217,9 +217,7 @@ struct Compiled {
 
 /// The keyword index and the lazily compiled patterns of a detector set.
 pub struct Layer1Index {
-    keywords: KeywordSet,
-    /// Pattern id in the automaton → (keyword, detectors that own it).
-    owners: Vec<(String, Vec<usize>)>,
+    keywords: KeywordIndex,
     compiled: Vec<Compiled>,
 }
 
@@ -269,48 +267,36 @@ impl Layer1Index {
     }
 
     /// Indexes the keyword lists of detectors, one list per detector, in
-    /// engine order (the hook builds it from the detectors' heads).
-    pub fn from_keyword_lists<'a>(lists: impl Iterator<Item = &'a [String]>) -> Layer1Index {
-        let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
-        let mut count = 0;
-        // Keyword → its place in `owners` (a linear search was quadratic in
-        // the ~470 built-in keywords, on every hook call).
-        // Keys borrow the caller's keywords when lowercasing changes nothing
-        // (ASCII without capitals: nearly all), saving two allocations each.
-        let mut position: HashMap<Cow<'a, str>, usize, BuildFnv> =
-            HashMap::with_capacity_and_hasher(512, BuildFnv);
-        for (i, keywords) in lists.enumerate() {
-            count += 1;
-            for kw in keywords {
-                let kw: Cow<'a, str> =
-                    if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
-                        Cow::Owned(kw.to_lowercase())
+    /// engine order.
+    pub fn from_keyword_lists<'a, K: AsRef<str> + 'a>(
+        lists: impl ExactSizeIterator<Item = &'a [K]>,
+    ) -> Layer1Index {
+        let count = lists.len();
+        Self::with_keywords(KeywordIndex::from_keyword_lists(lists), count)
+    }
+
+    /// The index of detectors known by their heads, in engine order, for
+    /// an event: the embedded index of its kind when all are built-in
+    /// detectors with their built-in keywords, else one built from the
+    /// keywords of those that apply to it. Only those find hits.
+    pub fn for_event(heads: &[LoadedHead], event: &Event) -> Layer1Index {
+        let keywords = KeywordIndex::builtin(event.kind, heads.iter().map(|h| h.builtin_keywords))
+            .unwrap_or_else(|| {
+                KeywordIndex::from_keyword_lists(heads.iter().map(|h| {
+                    if h.head.applies(event) {
+                        h.head.keywords.as_slice()
                     } else {
-                        Cow::Borrowed(kw.as_str())
-                    };
-                if kw.is_empty() {
-                    continue;
-                }
-                match position.get(&kw) {
-                    Some(&at) => {
-                        let ds = &mut owners[at].1;
-                        if !ds.contains(&i) {
-                            ds.push(i)
-                        }
+                        &[]
                     }
-                    None => {
-                        owners.push((kw.to_string(), vec![i]));
-                        position.insert(kw, owners.len() - 1);
-                    }
-                }
-            }
-        }
-        let keywords = KeywordSet::new(owners.iter().map(|(k, _)| k.as_str()));
-        let compiled = (0..count).map(|_| Compiled::default()).collect();
+                }))
+            });
+        Self::with_keywords(keywords, heads.len())
+    }
+
+    fn with_keywords(keywords: KeywordIndex, count: usize) -> Layer1Index {
         Layer1Index {
             keywords,
-            owners,
-            compiled,
+            compiled: (0..count).map(|_| Compiled::default()).collect(),
         }
     }
 
@@ -333,14 +319,7 @@ impl Layer1Index {
     /// Which keywords hit, per detector index (one pass), each detector's in
     /// the order of their first occurrence in the text.
     pub fn keyword_hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
-        let mut hits: Vec<Vec<String>> = vec![Vec::new(); detector_count];
-        for id in self.keywords.find(text) {
-            let (kw, ds) = &self.owners[id];
-            for &d in ds {
-                hits[d].push(kw.clone());
-            }
-        }
-        hits
+        self.keywords.hits(text, detector_count)
     }
 
     fn slots(&self, index: usize, d: &LoadedDetector, list: List) -> &[Gated] {

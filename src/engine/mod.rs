@@ -6,6 +6,7 @@ pub mod ascii_hir;
 #[cfg(test)]
 mod fast_path_tests;
 pub mod gate;
+mod keyword_index;
 mod keywords;
 mod layer1;
 mod matcher;

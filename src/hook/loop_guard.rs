@@ -28,7 +28,17 @@ pub fn apply(
         return Ok(false);
     };
     let path = state::loop_state_path(state_dir, &event.agent, session);
-    let mut file = Locked::open(&path, lock_wait)?;
+    let blocking = verdict.decision == Decision::Block;
+    // A turn end that is not blocked only resets the count: without a file
+    // there is nothing to reset, and nothing is created.
+    let mut file = if blocking {
+        Locked::open(&path, lock_wait)?
+    } else {
+        match Locked::open_existing(&path, lock_wait)? {
+            Some(file) => file,
+            None => return Ok(false),
+        }
+    };
     if !file.locked {
         // Another hook holds the lock past the wait: leave the count alone
         // rather than race it.
@@ -38,6 +48,10 @@ pub fn apply(
         ));
     }
     let mut st: LoopState = serde_json::from_str(&file.read()?).unwrap_or_default();
+    if !blocking && st.blocks == 0 {
+        // Already reset (the turn it names only counts with blocks).
+        return Ok(false);
+    }
     let same_turn = event.turn_id.is_some() && st.turn == event.turn_id;
     let continuation =
         event.stop_hook_active || event.loop_count.unwrap_or(0) > 0 || (same_turn && st.blocks > 0);
@@ -45,7 +59,7 @@ pub fn apply(
         st.blocks = 0;
     }
     let mut released = false;
-    if verdict.decision == Decision::Block {
+    if blocking {
         if st.blocks >= max_blocks {
             released = true;
             let why = verdict.reason.take().unwrap_or_default();

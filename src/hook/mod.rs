@@ -8,6 +8,7 @@ mod loop_guard;
 mod record;
 mod text_stash;
 mod turn_text;
+mod watchdog;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
 use crate::config::{self, Config, LoadOptions};
@@ -114,14 +115,14 @@ fn run_guarded(input: HookInput, watchdog: bool) -> HookOutput {
         Ok(out) => out,
         Err(panic) => {
             let msg = panic_message(&panic);
-            let (spec, kind, native) =
-                LAST_KNOWN.with(|k| k.borrow().clone()).unwrap_or_else(|| {
-                    (
-                        fallback_adapter(agent_arg.as_deref()),
-                        EventKind::Other,
-                        String::new(),
-                    )
-                });
+            let (spec, kind, native) = match LAST_KNOWN.with(|k| k.borrow().clone()) {
+                Some((name, kind, native)) => (fallback_adapter(Some(&name)), kind, native),
+                None => (
+                    fallback_adapter(agent_arg.as_deref()),
+                    EventKind::Other,
+                    String::new(),
+                ),
+            };
             failure_output(
                 &spec,
                 kind,
@@ -134,7 +135,9 @@ fn run_guarded(input: HookInput, watchdog: bool) -> HookOutput {
 }
 
 thread_local! {
-    static LAST_KNOWN: std::cell::RefCell<Option<(AdapterSpec, EventKind, String)>> = const { std::cell::RefCell::new(None) };
+    /// What a panic's answer is rendered with: the adapter's name, the
+    /// event's kind and native name, once known.
+    static LAST_KNOWN: std::cell::RefCell<Option<(String, EventKind, String)>> = const { std::cell::RefCell::new(None) };
 }
 
 fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
@@ -247,8 +250,9 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
         Ok(e) => e,
         Err(e) => return failure_output(&spec, EventKind::Other, "", None, &e.to_string()),
     };
-    LAST_KNOWN
-        .with(|k| *k.borrow_mut() = Some((spec.clone(), event.kind, event.native_event.clone())));
+    LAST_KNOWN.with(|k| {
+        *k.borrow_mut() = Some((spec.name.clone(), event.kind, event.native_event.clone()))
+    });
     let state_dir = crate::paths::state_dir();
     let _ = crate::state::touch_heartbeat(&state_dir, &spec.name);
     text_stash::apply(&spec, &mut event, &state_dir);
@@ -260,7 +264,7 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
         agent: Some(spec.name.clone()),
         only_explicit: false,
     };
-    let loaded = match config::load(&opts) {
+    let (cfg, refused) = match config::load_typed(&opts) {
         Ok(l) => l,
         Err(e) => {
             return failure_output(
@@ -272,7 +276,6 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
             )
         }
     };
-    let cfg = loaded.config;
     let deadline = started + cfg.deadline.for_kind(event.kind);
     if watchdog {
         start_watchdog(&spec, &event, &cfg, deadline);
@@ -281,7 +284,7 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
     let mut ctx = record::Context {
         started,
         mismatch,
-        refused: loaded.refused,
+        refused,
         errors: Vec::new(),
         paused: false,
     };
@@ -289,7 +292,9 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
         ctx.paused = true;
         let verdict = Verdict::allow();
         record::write(&cfg, &event, &verdict, &ctx);
-        return spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
+        let out = spec.render(event.kind, &event.native_event, &verdict, cfg.ask_as);
+        leave_to_exit((input, spec, event, cfg, ctx));
+        return out;
     }
     if event.kind.is_turn_end() {
         fault("transcript");
@@ -319,7 +324,17 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
         out.stderr
             .push_str(&format!("guard: {}\n", crate::redact::redact(e).text));
     }
+    leave_to_exit((input, spec, event, cfg, ctx));
     out
+}
+
+/// Drops `value`, unless this process answers one event and exits: freeing
+/// the payload, event, adapter and config piece by piece was a tenth of a
+/// Layer-1 miss, and the exit frees them at once.
+fn leave_to_exit<T>(value: T) {
+    if ONE_SHOT.load(Ordering::Relaxed) {
+        std::mem::forget(value);
+    }
 }
 
 fn evaluate(
@@ -339,31 +354,24 @@ fn evaluate(
         return Ok(Verdict::allow());
     }
     fault("judge");
-    // Only the keywords of the detectors that apply are indexed: the others'
-    // hits would be ignored (by the engine too), and indexing them is work.
-    let index = Layer1Index::from_keyword_lists(heads.iter().map(|h| {
-        if h.head.applies(event) {
-            h.head.keywords.as_slice()
-        } else {
-            &[]
-        }
-    }));
+    // The built-in detectors' keyword indexes are embedded; another is
+    // built from the keywords of the detectors that apply.
+    let index = Layer1Index::for_event(&heads, event);
     let subject = Engine::subject(event, cfg);
-    let hits = index.keyword_hits(&subject, heads.len());
-    let mut applicable = heads
-        .iter()
-        .zip(&hits)
-        .filter(|(h, _)| h.head.applies(event));
-    let mut verdict = if applicable.all(|(_, keywords)| keywords.is_empty()) {
+    let mut hits = index.keyword_hits(&subject, heads.len());
+    for (head, hit) in heads.iter().zip(hits.iter_mut()) {
+        if !head.head.applies(event) {
+            hit.clear();
+        }
+    }
+    let mut verdict = if hits.iter().all(Vec::is_empty) {
         let verdict = crate::engine::all_miss_verdict(
             heads
                 .iter()
                 .filter(|h| h.head.applies(event))
                 .map(|h| (h.head.name.as_str(), h.mode)),
         );
-        if ONE_SHOT.load(Ordering::Relaxed) {
-            std::mem::forget((heads, index));
-        }
+        leave_to_exit((heads, index));
         verdict
     } else {
         // Only the detectors whose keywords hit are read in full.
@@ -431,9 +439,7 @@ fn full_evaluate(
     let (subject, hits) = keyword_pass;
     let verdict = engine.evaluate_hits(event, cfg, &opts, subject, hits);
     ctx.errors.extend(engine.pattern_errors());
-    if ONE_SHOT.load(Ordering::Relaxed) {
-        std::mem::forget(engine);
-    }
+    leave_to_exit(engine);
     verdict
 }
 
@@ -445,14 +451,5 @@ fn start_watchdog(spec: &AdapterSpec, event: &Event, cfg: &Config, deadline: Ins
         Some(cfg),
         "the deadline passed",
     );
-    std::thread::spawn(move || {
-        let wake = deadline + WATCHDOG_GRACE;
-        let now = Instant::now();
-        if wake > now {
-            std::thread::sleep(wake - now);
-        }
-        if emit(&out) {
-            std::process::exit(out.exit);
-        }
-    });
+    watchdog::arm(out, deadline + WATCHDOG_GRACE);
 }

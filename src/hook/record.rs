@@ -1,9 +1,10 @@
 //! The decision-log record of one hook call.
 
 use crate::config::Config;
-use crate::event::Event;
-use crate::verdict::Verdict;
-use serde_json::{json, Value};
+use crate::event::{Event, EventKind};
+use crate::verdict::{Decision, DetectorReport, Verdict};
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// What the hook path learned besides the verdict.
@@ -20,76 +21,109 @@ pub struct Context {
     pub paused: bool,
 }
 
-/// Builds the record.
-pub fn build(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) -> Value {
+/// One decision-log line. Fields are written in this order; optional ones
+/// only when present (the log's format: docs/config.md, `guard log`).
+#[derive(Serialize)]
+struct Record<'a> {
+    id: String,
+    ts: String,
+    agent: &'a str,
+    event: EventKind,
+    native_event: &'a str,
+    session: &'a Option<String>,
+    turn: &'a Option<String>,
+    verdict: Decision,
+    detectors: &'a [DetectorReport],
+    latency_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_mismatch: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    refused_project_settings: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    errors: &'a [String],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    paused: bool,
+    /// Shadow detectors that would have blocked, denied or asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    shadow: Vec<&'a str>,
+    #[serde(flatten)]
+    kept: Option<KeptText<'a>>,
+}
+
+/// What `guard replay` needs to rebuild the event (`log.keep_text`),
+/// secrets redacted.
+#[derive(Serialize)]
+struct KeptText<'a> {
+    text: String,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    text_redactions: BTreeMap<&'static str, usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<KeptTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<&'a std::path::Path>,
+}
+
+#[derive(Serialize)]
+struct KeptTool<'a> {
+    name: &'a str,
+    canonical: &'a str,
+}
+
+fn record<'a>(cfg: &Config, event: &'a Event, verdict: &'a Verdict, ctx: &'a Context) -> Record<'a> {
     let (ts, _) = crate::log::now_rfc3339();
-    let mut rec = json!({
-        "id": crate::log::decision_id(),
-        "ts": ts,
-        "agent": event.agent,
-        "event": event.kind,
-        "native_event": event.native_event,
-        "session": event.session_id,
-        "turn": event.turn_id,
-        "verdict": verdict.decision,
-        "detectors": verdict.detectors,
-        "latency_ms": ctx.started.elapsed().as_secs_f64() * 1000.0,
-    });
-    let obj = rec.as_object_mut().expect("json! object");
-    if let Some(r) = &verdict.reason {
-        obj.insert("reason".into(), json!(r));
-    }
-    if let Some(m) = &verdict.system_message {
-        obj.insert("system_message".into(), json!(m));
-    }
-    if let Some(m) = &ctx.mismatch {
-        obj.insert("agent_mismatch".into(), json!(m));
-    }
-    if !ctx.refused.is_empty() {
-        obj.insert("refused_project_settings".into(), json!(ctx.refused));
-    }
-    if !ctx.errors.is_empty() {
-        obj.insert("errors".into(), json!(ctx.errors));
-    }
-    if ctx.paused {
-        obj.insert("paused".into(), json!(true));
-    }
-    let shadow: Vec<&str> = verdict
-        .detectors
-        .iter()
-        .filter(|d| d.mode.is_some() && d.verdict != crate::verdict::Decision::Allow)
-        .map(|d| d.name.as_str())
-        .collect();
-    if !shadow.is_empty() {
-        // Shadow detectors that would have blocked, denied or asked.
-        obj.insert("shadow".into(), json!(shadow));
-    }
-    if cfg.log.keep_text {
-        // What `guard replay` needs to rebuild the event, secrets redacted.
+    let kept = cfg.log.keep_text.then(|| {
         let redacted = crate::redact::redact(&crate::engine::Engine::subject(event, cfg));
-        obj.insert("text".into(), json!(redacted.text));
-        if !redacted.counts.is_empty() {
-            obj.insert("text_redactions".into(), json!(redacted.counts));
+        KeptText {
+            text: redacted.text,
+            text_redactions: redacted.counts,
+            tool: event.tool.as_ref().map(|t| KeptTool {
+                name: &t.native_name,
+                canonical: &t.canonical,
+            }),
+            command: event
+                .tool
+                .as_ref()
+                .and_then(|t| t.command.as_deref())
+                .map(|c| crate::redact::redact(c).text),
+            cwd: event.cwd.as_deref(),
         }
-        if let Some(tool) = &event.tool {
-            obj.insert(
-                "tool".into(),
-                json!({"name": tool.native_name, "canonical": tool.canonical}),
-            );
-            if let Some(c) = &tool.command {
-                obj.insert("command".into(), json!(crate::redact::redact(c).text));
-            }
-        }
-        if let Some(cwd) = &event.cwd {
-            obj.insert("cwd".into(), json!(cwd));
-        }
+    });
+    Record {
+        id: crate::log::decision_id(),
+        ts,
+        agent: &event.agent,
+        event: event.kind,
+        native_event: &event.native_event,
+        session: &event.session_id,
+        turn: &event.turn_id,
+        verdict: verdict.decision,
+        detectors: &verdict.detectors,
+        latency_ms: ctx.started.elapsed().as_secs_f64() * 1000.0,
+        reason: verdict.reason.as_deref(),
+        system_message: verdict.system_message.as_deref(),
+        agent_mismatch: ctx.mismatch.as_deref(),
+        refused_project_settings: &ctx.refused,
+        errors: &ctx.errors,
+        paused: ctx.paused,
+        shadow: verdict
+            .detectors
+            .iter()
+            .filter(|d| d.mode.is_some() && d.verdict != Decision::Allow)
+            .map(|d| d.name.as_str())
+            .collect(),
+        kept,
     }
-    rec
 }
 
 /// Appends the record to the log; a failure is reported on stderr only.
 pub fn write(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) {
-    let rec = build(cfg, event, verdict, ctx);
+    let rec = record(cfg, event, verdict, ctx);
     let (_, date) = crate::log::now_rfc3339();
     if let Err(e) = crate::log::append(&cfg.log.dir(), &date, &rec) {
         // Never `eprintln!`: it panics when stderr is a closed pipe.

@@ -220,9 +220,31 @@ fn shannon_entropy(value: &str) -> f64 {
         .filter(|&&c| c > 0)
         .map(|&c| {
             let p = c as f64 / len;
-            -p * p.log2()
+            -p * log2(p)
         })
         .sum()
+}
+
+/// `log2` of a positive finite number, to within 1e-12, without libm:
+/// `f64::log2` is the binary's only libm symbol, and loading libm.so costs
+/// every hook process about 0.1 ms (docs/performance.md).
+fn log2(x: f64) -> f64 {
+    debug_assert!(x > 0.0 && x.is_finite());
+    // x = m * 2^e with m in [1, 2) (subnormals do not occur: p >= 1/len).
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mantissa = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | (1023u64 << 52));
+    // ln m = 2 atanh(z), z = (m - 1) / (m + 1) in [0, 1/3): the odd series
+    // z + z^3/3 + z^5/5 + ... is below 1e-13 after 13 terms.
+    let z = (mantissa - 1.0) / (mantissa + 1.0);
+    let z2 = z * z;
+    let mut term = z;
+    let mut sum = 0.0;
+    for k in 0..14 {
+        sum += term / f64::from(2 * k + 1);
+        term *= z2;
+    }
+    exponent as f64 + 2.0 * sum * std::f64::consts::LOG2_E
 }
 
 #[cfg(test)]

@@ -90,6 +90,20 @@ fn redaction_is_idempotent() {
 }
 
 #[test]
+fn log2_agrees_with_libm() {
+    let mut x = 1e-6;
+    while x < 1e6 {
+        assert!((log2(x) - x.log2()).abs() < 1e-12, "log2({x})");
+        x *= 1.37;
+    }
+    for n in 1..=4096u32 {
+        let p = 1.0 / f64::from(n);
+        assert!((log2(p) - p.log2()).abs() < 1e-12, "log2(1/{n})");
+    }
+    assert_eq!(log2(0.125), -3.0);
+}
+
+#[test]
 fn entropy() {
     assert!(shannon_entropy("aaaaaaaa") < 0.01);
     assert!((shannon_entropy("abcdefgh") - 3.0).abs() < 1e-9);

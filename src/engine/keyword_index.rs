@@ -1,0 +1,186 @@
+//! Which detectors' keywords occur in a text: one [`KeywordSet`] pass over
+//! the keywords of all detectors, each hit credited to the detectors that
+//! own the keyword.
+//!
+//! The built-in detectors' indexes are built by build.rs and embedded, one
+//! per set of event kinds ([`crate::builtin::BUILTIN_KEYWORD_INDEXES`]):
+//! building an index on every hook call (lowercasing, deduplicating and
+//! anchoring ~470 keywords) cost more than the scan of a 4 KB text, and a
+//! turn end need not look for the shell keywords of a pre-tool detector.
+//! An index over other keyword lists (a user's detector file, a config's
+//! extra keywords) is built at run time.
+
+use super::gate::BuildFnv;
+use super::keywords::KeywordSet;
+use crate::builtin::{BuiltinKeywordIndex, BUILTIN_KEYWORD_INDEXES, DETECTOR_HEADS};
+use crate::event::EventKind;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// A keyword index over a list of detectors (by their index in the list).
+pub struct KeywordIndex {
+    set: KeywordSet,
+    owners: Owners,
+}
+
+/// Keyword id → the keyword and the detectors that own it.
+enum Owners {
+    /// Built at run time: owners are detector indexes.
+    Listed(Vec<(String, Vec<usize>)>),
+    /// An embedded index: owners are positions in
+    /// [`crate::builtin::DETECTOR_HEADS`], mapped to detector indexes by
+    /// `detector_at` (`None`: not in the list).
+    Builtin {
+        index: &'static BuiltinKeywordIndex,
+        detector_at: Vec<Option<usize>>,
+    },
+}
+
+impl KeywordIndex {
+    /// Indexes the keyword lists of detectors, one list per detector.
+    pub fn from_keyword_lists<'a, K: AsRef<str> + 'a>(
+        lists: impl Iterator<Item = &'a [K]>,
+    ) -> KeywordIndex {
+        let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
+        // Keyword → its place in `owners` (a linear search was quadratic in
+        // the ~470 built-in keywords). Keys borrow the caller's keywords when
+        // lowercasing changes nothing (nearly all).
+        let mut position: HashMap<Cow<'a, str>, usize, BuildFnv> =
+            HashMap::with_capacity_and_hasher(512, BuildFnv);
+        for (i, keywords) in lists.enumerate() {
+            for kw in keywords {
+                let kw = kw.as_ref();
+                let kw: Cow<'a, str> =
+                    if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+                        Cow::Owned(kw.to_lowercase())
+                    } else {
+                        Cow::Borrowed(kw)
+                    };
+                if kw.is_empty() {
+                    continue;
+                }
+                match position.get(&kw) {
+                    Some(&at) => {
+                        let ds = &mut owners[at].1;
+                        if !ds.contains(&i) {
+                            ds.push(i)
+                        }
+                    }
+                    None => {
+                        owners.push((kw.to_string(), vec![i]));
+                        position.insert(kw, owners.len() - 1);
+                    }
+                }
+            }
+        }
+        KeywordIndex {
+            set: KeywordSet::new(owners.iter().map(|(k, _)| k.as_str())),
+            owners: Owners::Listed(owners),
+        }
+    }
+
+    /// The embedded index for events of `kind`, for detectors that are all
+    /// built-in ones with their built-in keywords: `builtin[i]` is detector
+    /// `i`'s position in [`crate::builtin::DETECTOR_HEADS`]. `None` when
+    /// some detector is not such a one. Hits are found only for the
+    /// detectors that apply to `kind`.
+    pub fn builtin(
+        kind: EventKind,
+        builtin: impl Iterator<Item = Option<usize>>,
+    ) -> Option<KeywordIndex> {
+        let mut detector_at = vec![None; DETECTOR_HEADS.len()];
+        for (i, position) in builtin.enumerate() {
+            *detector_at.get_mut(position?)? = Some(i);
+        }
+        // No embedded index: no built-in detector applies to `kind`.
+        static NONE: BuiltinKeywordIndex = BuiltinKeywordIndex {
+            kinds: &[],
+            set: KeywordSet::from_parts(&[], &[], &[], &[], None, &[]),
+            owners: &[],
+        };
+        let index = BUILTIN_KEYWORD_INDEXES
+            .iter()
+            .find(|i| i.kinds.contains(&kind))
+            .unwrap_or(&NONE);
+        Some(KeywordIndex {
+            set: index.set.clone(),
+            owners: Owners::Builtin { index, detector_at },
+        })
+    }
+
+    /// Which keywords hit, per detector index (`detector_count` lists), each
+    /// detector's in the order of their first occurrence in the text.
+    pub fn hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
+        let mut hits: Vec<Vec<String>> = vec![Vec::new(); detector_count];
+        for id in self.set.find(text) {
+            match &self.owners {
+                Owners::Listed(owners) => {
+                    let (kw, ds) = &owners[id];
+                    for &d in ds {
+                        hits[d].push(kw.clone());
+                    }
+                }
+                Owners::Builtin { index, detector_at } => {
+                    let (kw, positions) = index.owners[id];
+                    for &p in positions {
+                        if let Some(Some(d)) = detector_at.get(usize::from(p)) {
+                            if let Some(list) = hits.get_mut(*d) {
+                                list.push(kw.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// For every event kind, the embedded index finds what an index built
+    /// from the keywords of the built-in detectors that apply finds, for
+    /// any subset of them in any order.
+    #[test]
+    fn the_embedded_indexes_are_the_ones_built_at_run_time() {
+        let prose = include_str!("../../tests/corpus/agent-prose.txt");
+        let commands = include_str!("../../tests/corpus/pre-tool.yaml");
+        let extra = "COMMIT and push; コミット, producción; rm -rf / && git push --force";
+        let texts: Vec<&str> = prose.split("\n\n").chain(commands.lines()).chain([prose, extra]).collect();
+        let all: Vec<usize> = (0..DETECTOR_HEADS.len()).collect();
+        let mut reversed_subset: Vec<usize> = all.iter().copied().step_by(2).collect();
+        reversed_subset.reverse();
+        for kind in EventKind::ALL {
+            for positions in [&all, &reversed_subset] {
+                let lists: Vec<&[&str]> = positions
+                    .iter()
+                    .map(|&p| {
+                        let head = &DETECTOR_HEADS[p];
+                        if head.events.contains(&kind) {
+                            head.keywords
+                        } else {
+                            &[]
+                        }
+                    })
+                    .collect();
+                let built = KeywordIndex::from_keyword_lists(lists.iter().copied());
+                let embedded =
+                    KeywordIndex::builtin(kind, positions.iter().map(|&p| Some(p))).unwrap();
+                for text in &texts {
+                    assert_eq!(
+                        embedded.hits(text, positions.len()),
+                        built.hits(text, positions.len()),
+                        "{kind:?}: {text:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_detector_that_is_not_built_in_takes_the_index_built_at_run_time() {
+        assert!(KeywordIndex::builtin(EventKind::Stop, [Some(0), None].into_iter()).is_none());
+    }
+}
