@@ -107,10 +107,41 @@ fn build_layer1_index(bencher: Bencher) {
 
 // ---- Layer 1 ----------------------------------------------------------------
 
+/// The keyword index the hook uses for a turn end: the embedded one of the
+/// turn-end detectors (see `engine::keyword_index`), and how many detectors.
+fn turn_end_index() -> (Layer1Index, usize) {
+    let cfg = config::load(&options()).expect("config").config;
+    let heads = load::heads_lenient(&cfg).expect("heads").0;
+    let index = Layer1Index::for_event(&heads, &turn_end(""));
+    (index, heads.len())
+}
+
 /// The keyword prefilter alone: one pass over the text, the turn-end
 /// detectors' keywords at once (the text has no keyword, the common case).
 #[divan::bench(args = [4 * 1024, 64 * 1024, 1024 * 1024])]
 fn keyword_prefilter_quiet(bencher: Bencher, bytes: usize) {
+    let (index, count) = turn_end_index();
+    let text = repeat_to(QUIET, bytes);
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench(|| index.keyword_hits(black_box(&text), count));
+}
+
+/// The same on agent prose from the test corpus (a bug-fix report: some
+/// keywords hit).
+#[divan::bench(args = [4 * 1024, 1024 * 1024])]
+fn keyword_prefilter_prose(bencher: Bencher, bytes: usize) {
+    let (index, count) = turn_end_index();
+    let text = repeat_to(include_str!("../tests/corpus/agent-prose.txt"), bytes);
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench(|| index.keyword_hits(black_box(&text), count));
+}
+
+/// The prefilter with an index built at run time (a config's own keywords
+/// or detector files), on the quiet text.
+#[divan::bench(args = [4 * 1024, 1024 * 1024])]
+fn keyword_prefilter_quiet_runtime_index(bencher: Bencher, bytes: usize) {
     let ds = turn_end_detectors();
     let index = Layer1Index::new(&ds).expect("index");
     let text = repeat_to(QUIET, bytes);
@@ -122,12 +153,11 @@ fn keyword_prefilter_quiet(bencher: Bencher, bytes: usize) {
 /// The prefilter on text full of keywords (every sentence hits).
 #[divan::bench(args = [4 * 1024, 1024 * 1024])]
 fn keyword_prefilter_loud(bencher: Bencher, bytes: usize) {
-    let ds = turn_end_detectors();
-    let index = Layer1Index::new(&ds).expect("index");
+    let (index, count) = turn_end_index();
     let text = repeat_to(LOUD, bytes);
     bencher
         .counter(BytesCount::new(text.len()))
-        .bench(|| index.keyword_hits(black_box(&text), ds.len()));
+        .bench(|| index.keyword_hits(black_box(&text), count));
 }
 
 fn detector_names() -> Vec<String> {

@@ -200,3 +200,64 @@ fn a_panic_with_stdout_and_stderr_closed_still_exits_per_policy() {
         }
     }
 }
+
+#[test]
+fn a_hook_stuck_past_its_deadline_is_answered_by_the_watchdog() {
+    // The watchdog answers at the deadline plus a 1.5 s grace, with the
+    // failure policy, and ends the process (the stuck stage never returns).
+    let sb = Sandbox::new();
+    let cfg = sb.test_config(
+        "judge: {backend: none}\ndeadline: {turn_end_ms: 200, gate_ms: 200, other_ms: 200}\n",
+    );
+    for (agent, kind, native, payload) in cases() {
+        let mut cmd = sb.guard(&["hook", agent, "--config", cfg.to_str().unwrap()]);
+        cmd.env("GUARD_FAULT", "stall:engine");
+        let started = std::time::Instant::now();
+        let out = run_killed_after(cmd, &payload, std::time::Duration::from_secs(20));
+        let took = started.elapsed();
+        let what = format!("{agent} {kind} stuck in the engine");
+        let expected = failure_answer(agent, kind, native);
+        assert_eq!(
+            (out.status.code(), parse_stdout(&stdout(&out))),
+            (Some(expected.0), expected.1),
+            "{what}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("the deadline passed"),
+            "{what}: {}",
+            stderr(&out)
+        );
+        assert!(
+            took >= std::time::Duration::from_millis(1500)
+                && took < std::time::Duration::from_secs(10),
+            "{what}: answered after {took:?}"
+        );
+    }
+}
+
+/// Runs `cmd` with `stdin`; kills it (and so fails the caller's checks
+/// rather than hanging the suite) if it has not exited after `limit`.
+fn run_killed_after(
+    mut cmd: std::process::Command,
+    stdin: &[u8],
+    limit: std::time::Duration,
+) -> std::process::Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn guard");
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("wait guard").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("wait guard")
+}

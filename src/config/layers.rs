@@ -247,7 +247,11 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
 pub fn load_typed(opts: &LoadOptions) -> Result<(Config, Vec<String>), ConfigError> {
     if no_config_file(opts) {
         if let Ok(config) = serde_json::from_str::<Config>(crate::builtin::DEFAULT_CONFIG_JSON) {
-            if opts.agent.as_ref().is_none_or(|a| !config.agents.contains_key(a)) {
+            if opts
+                .agent
+                .as_ref()
+                .is_none_or(|a| !config.agents.contains_key(a))
+            {
                 return Ok((config, Vec::new()));
             }
         }
@@ -259,9 +263,7 @@ pub fn load_typed(opts: &LoadOptions) -> Result<(Config, Vec<String>), ConfigErr
 /// Whether [`load`] would find no layer but the built-in one. A path that
 /// cannot be checked counts as a file ([`load`] then reports it).
 fn no_config_file(opts: &LoadOptions) -> bool {
-    let absent = |path: &Path| {
-        matches!(std::fs::metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
-    };
+    let absent = |path: &Path| matches!(std::fs::metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
     if opts.explicit.is_some() || std::env::var_os("GUARD_CONFIG").is_some_and(|v| !v.is_empty()) {
         return false;
     }

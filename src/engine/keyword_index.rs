@@ -148,7 +148,11 @@ mod tests {
         let prose = include_str!("../../tests/corpus/agent-prose.txt");
         let commands = include_str!("../../tests/corpus/pre-tool.yaml");
         let extra = "COMMIT and push; コミット, producción; rm -rf / && git push --force";
-        let texts: Vec<&str> = prose.split("\n\n").chain(commands.lines()).chain([prose, extra]).collect();
+        let texts: Vec<&str> = prose
+            .split("\n\n")
+            .chain(commands.lines())
+            .chain([prose, extra])
+            .collect();
         let all: Vec<usize> = (0..DETECTOR_HEADS.len()).collect();
         let mut reversed_subset: Vec<usize> = all.iter().copied().step_by(2).collect();
         reversed_subset.reverse();

@@ -103,8 +103,13 @@ fn pack(window: &[u8]) -> u32 {
     u32::from_le_bytes([window[0], window[1], window[2], window[3]])
 }
 
-/// How common a byte is in English prose (higher: more common); anchors
-/// are the windows with the lowest sum.
+/// How common the bytes of a window are in English prose, summed (see
+/// [`commonness`]).
+pub(crate) fn letter_cost(window: &[u8]) -> u64 {
+    window.iter().map(|&b| u64::from(commonness(b))).sum()
+}
+
+/// How common a byte is in English prose (higher: more common).
 #[inline]
 fn commonness(b: u8) -> u32 {
     u32::from(COMMONNESS[usize::from(b.to_ascii_lowercase())])
@@ -161,8 +166,21 @@ pub struct KeywordSet {
 
 impl KeywordSet {
     /// Indexes the keywords (empty ones never match). Ids are positions in
-    /// `keywords`.
+    /// `keywords`. Each keyword is anchored on the window of its bytes that
+    /// are least common in English ([`letter_cost`]).
     pub fn new<'a>(keywords: impl IntoIterator<Item = &'a str>) -> KeywordSet {
+        Self::with_anchor_cost(keywords, letter_cost)
+    }
+
+    /// [`KeywordSet::new`], anchoring each keyword on the four-byte window
+    /// (lowercased) of lowest `cost`: the scan stops to check a keyword at
+    /// every occurrence of its anchor, so the rarer in real text, the
+    /// faster. build.rs scores windows by how often they occur in English
+    /// prose for the built-in detectors' indexes.
+    pub(crate) fn with_anchor_cost<'a>(
+        keywords: impl IntoIterator<Item = &'a str>,
+        cost: impl Fn(&[u8]) -> u64,
+    ) -> KeywordSet {
         let mut bytes = Vec::new();
         let mut spans = Vec::new();
         for k in keywords {
@@ -181,7 +199,7 @@ impl KeywordSet {
                 1..=3 => short.push(id as u32),
                 _ => {
                     let at = (0..=kw.len() - 4)
-                        .min_by_key(|&i| kw[i..i + 4].iter().map(|&b| commonness(b)).sum::<u32>())
+                        .min_by_key(|&i| cost(&kw[i..i + 4]))
                         .unwrap_or(0);
                     anchor_at[id] = at as u32;
                     anchor_word[id] = pack(&kw[at..at + 4]) | 0x2020_2020;
@@ -292,14 +310,7 @@ impl KeywordSet {
     /// Records the keywords anchored on `window` (case folded, at `i`)
     /// whose occurrence it completes, unless seen before.
     #[inline(never)]
-    fn check(
-        &self,
-        anchors: &Anchors,
-        window: u32,
-        t: &[u8],
-        i: usize,
-        first: &mut [usize],
-    ) {
+    fn check(&self, anchors: &Anchors, window: u32, t: &[u8], i: usize, first: &mut [usize]) {
         for &id in anchors.get(folded_hash(window)) {
             let id = id as usize;
             if self.anchor_word[id] != window {

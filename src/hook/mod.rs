@@ -43,12 +43,22 @@ pub struct HookInput {
     pub config_path: Option<PathBuf>,
 }
 
-/// Test-only fault injection: panics at `stage` when `GUARD_FAULT` names it.
+/// Test-only fault injection: panics at `stage` when `GUARD_FAULT` names it,
+/// and hangs there when it says `stall:<stage>` (for the watchdog).
 pub fn fault(stage: &str) {
-    if (cfg!(debug_assertions) || cfg!(feature = "fault-injection"))
-        && std::env::var("GUARD_FAULT").is_ok_and(|f| f == stage)
-    {
+    if !(cfg!(debug_assertions) || cfg!(feature = "fault-injection")) {
+        return;
+    }
+    let Ok(fault) = std::env::var("GUARD_FAULT") else {
+        return;
+    };
+    if fault == stage {
         panic!("injected fault at {stage}");
+    }
+    if fault.strip_prefix("stall:") == Some(stage) {
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
     }
 }
 

@@ -75,7 +75,12 @@ struct KeptTool<'a> {
     canonical: &'a str,
 }
 
-fn record<'a>(cfg: &Config, event: &'a Event, verdict: &'a Verdict, ctx: &'a Context) -> Record<'a> {
+fn record<'a>(
+    cfg: &Config,
+    event: &'a Event,
+    verdict: &'a Verdict,
+    ctx: &'a Context,
+) -> Record<'a> {
     let (ts, _) = crate::log::now_rfc3339();
     let kept = cfg.log.keep_text.then(|| {
         let redacted = crate::redact::redact(&crate::engine::Engine::subject(event, cfg));

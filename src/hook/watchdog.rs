@@ -52,7 +52,10 @@ pub(super) fn arm(out: HookOutput, wake: Instant) {
             return arm_thread(ANSWER.get().cloned(), wake);
         }
         let timer = libc::itimerval {
-            it_interval: libc::timeval { tv_sec: 0, tv_usec: 0 },
+            it_interval: libc::timeval {
+                tv_sec: 0,
+                tv_usec: 0,
+            },
             it_value: libc::timeval {
                 tv_sec: libc::time_t::try_from(left.as_secs()).unwrap_or(libc::time_t::MAX),
                 // At least 1 µs: a zero value would disarm the timer.
