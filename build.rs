@@ -6,14 +6,15 @@
 //! config show` and the installer) and pre-parsed into JSON. `guard hook`
 //! runs on every event of every agent and is a short-lived process, so
 //! parsing YAML on each call was most of its cost; serde_json reads the same
-//! data several times faster. A third, tiny form is embedded: the "head"
-//! of each detector (name, events, tools, keywords: what Layer 1 needs, so
-//! that an event no keyword hits never reads prompts and patterns) and of
-//! each adapter (what agent detection needs, so that only the adapter
-//! picked is read in full). A
-//! built-in file that is not valid YAML fails the build here, not at run
-//! time; whether it fits the typed schema is checked by unit tests that
-//! compare the JSON form with the YAML form.
+//! data several times faster. What every hook call reads is embedded as
+//! Rust data, read without parsing: the "head" of each detector (name,
+//! events, tools, keywords: what Layer 1 needs, so that an event no keyword
+//! hits never reads prompts and patterns), the keyword indexes of the
+//! built-in detectors (one per set of event kinds), and the head of each
+//! adapter (what agent detection needs, so that only the adapter picked is
+//! parsed). A built-in file that is not valid YAML fails the build here, not
+//! at run time; whether it fits the typed schema is checked by unit tests
+//! that compare each embedded form with the YAML file.
 
 // The literal gates and the ASCII builds' HIRs of the built-in patterns are
 // computed here, with the engine's own code (see `src/engine/gate.rs` and
@@ -41,8 +42,10 @@ fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let mut code = String::new();
     let mut gates: BTreeMap<String, (String, String)> = BTreeMap::new();
-    // Each built-in detector's event kinds and keywords, in file order.
+    // Each built-in detector's event kinds and keywords, in file order, and
+    // the detector files' text, lowercased (see `english_four_grams`).
     let mut detector_keywords: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut detector_text: Vec<u8> = Vec::new();
     for dir in ["detectors", "adapters"] {
         println!("cargo:rerun-if-changed={dir}");
         let mut files: Vec<_> = fs::read_dir(dir)
@@ -90,6 +93,7 @@ fn main() {
                 }
             }
             if dir == "detectors" {
+                detector_text.extend(fs::read(&abs).unwrap_or_default().to_ascii_lowercase());
                 let (head, events, keywords) = detector_head(stem, &value);
                 heads.push_str(&head);
                 detector_keywords.push((events, keywords));
@@ -116,7 +120,7 @@ fn main() {
         code.push_str(&format!("    ({pattern:?}, {gate:?}, {hir:?}),\n"));
     }
     code.push_str("];\n");
-    code.push_str(&keyword_indexes(&detector_keywords));
+    code.push_str(&keyword_indexes(&detector_keywords, &detector_text));
     println!("cargo:rerun-if-changed=src/engine/gate.rs");
     println!("cargo:rerun-if-changed=src/engine/keywords.rs");
     println!("cargo:rerun-if-changed=src/engine/ascii_hir.rs");
@@ -270,9 +274,9 @@ fn event_variants(kinds: &[String]) -> String {
 /// The built-in detectors' keyword indexes (Rust source): one per set of
 /// detectors that apply to the same event kinds, so that an event's scan
 /// looks only for the keywords of detectors that may apply to it.
-fn keyword_indexes(detectors: &[(Vec<String>, Vec<String>)]) -> String {
+fn keyword_indexes(detectors: &[(Vec<String>, Vec<String>)], sample: &[u8]) -> String {
     assert!(detectors.len() < usize::from(u16::MAX));
-    let english = english_four_grams();
+    let english = english_four_grams(sample);
     // (detector positions, event kinds they share).
     let mut groups: Vec<(Vec<usize>, Vec<String>)> = Vec::new();
     for (kind, _) in EVENT_KINDS {
@@ -330,35 +334,17 @@ fn keyword_indexes(detectors: &[(Vec<String>, Vec<String>)]) -> String {
 }
 
 /// How often each four-byte window occurs (lowercased) in a sample of
-/// English prose: this project's own documentation (`docs/`, README.md).
-/// The built-in keyword indexes anchor each keyword on its rarest window
-/// by this count: on agent prose, a scan then stops at a third as many
-/// places as with letter frequencies alone. Only speed depends on it: a
-/// keyword is found whichever window anchors it.
-fn english_four_grams() -> std::collections::HashMap<Vec<u8>, u32> {
-    let mut files = vec![PathBuf::from("README.md")];
-    let mut dirs = vec![PathBuf::from("docs")];
-    while let Some(dir) = dirs.pop() {
-        println!("cargo:rerun-if-changed={}", dir.display());
-        let mut entries: Vec<PathBuf> = fs::read_dir(&dir)
-            .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                files.push(path);
-            }
-        }
-    }
+/// English prose: the detector files themselves (their descriptions, judge
+/// prompts and comments). The built-in keyword indexes anchor each keyword
+/// on its rarest window by this count: on agent prose a scan then stops at
+/// a third to a half as many places as with letter frequencies alone (and
+/// a window frequent in the detectors' own prose, such as `comm` of
+/// `commit`, is avoided). Only speed depends on it: a keyword is found
+/// whichever window anchors it.
+fn english_four_grams(sample: &[u8]) -> std::collections::HashMap<&[u8], u32> {
     let mut counts = std::collections::HashMap::new();
-    for file in files {
-        println!("cargo:rerun-if-changed={}", file.display());
-        let text = fs::read(&file).unwrap_or_default().to_ascii_lowercase();
-        for window in text.windows(4) {
-            *counts.entry(window.to_vec()).or_insert(0u32) += 1;
-        }
+    for window in sample.windows(4) {
+        *counts.entry(window).or_insert(0u32) += 1;
     }
     counts
 }
