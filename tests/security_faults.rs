@@ -213,7 +213,7 @@ fn a_hook_stuck_past_its_deadline_is_answered_by_the_watchdog() {
         let mut cmd = sb.guard(&["hook", agent, "--config", cfg.to_str().unwrap()]);
         cmd.env("GUARD_FAULT", "stall:engine");
         let started = std::time::Instant::now();
-        let out = run_killed_after(cmd, &payload, std::time::Duration::from_secs(20));
+        let out = sb.run_killed_after(cmd, &payload, std::time::Duration::from_secs(20));
         let took = started.elapsed();
         let what = format!("{agent} {kind} stuck in the engine");
         let expected = failure_answer(agent, kind, native);
@@ -234,30 +234,4 @@ fn a_hook_stuck_past_its_deadline_is_answered_by_the_watchdog() {
             "{what}: answered after {took:?}"
         );
     }
-}
-
-/// Runs `cmd` with `stdin`; kills it (and so fails the caller's checks
-/// rather than hanging the suite) if it has not exited after `limit`.
-fn run_killed_after(
-    mut cmd: std::process::Command,
-    stdin: &[u8],
-    limit: std::time::Duration,
-) -> std::process::Output {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn guard");
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    let started = std::time::Instant::now();
-    while child.try_wait().expect("wait guard").is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("wait guard")
 }

@@ -4,7 +4,20 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Spawns `cmd` with piped streams and writes `stdin` to it (then closes it).
+fn spawn_with(mut cmd: Command, stdin: &[u8]) -> Child {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn guard");
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child
+}
 
 /// A temp HOME with XDG dirs inside, removed on drop.
 pub struct Sandbox {
@@ -52,14 +65,25 @@ impl Sandbox {
         self.run_with(self.guard(args), stdin)
     }
 
-    pub fn run_with(&self, mut cmd: Command, stdin: &[u8]) -> Output {
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn guard");
-        let _ = child.stdin.take().unwrap().write_all(stdin);
+    pub fn run_with(&self, cmd: Command, stdin: &[u8]) -> Output {
+        spawn_with(cmd, stdin)
+            .wait_with_output()
+            .expect("wait guard")
+    }
+
+    /// Like [`Sandbox::run_with`], but kills the process (so that the
+    /// caller's checks fail rather than the suite hanging) if it has not
+    /// exited after `limit`.
+    pub fn run_killed_after(&self, cmd: Command, stdin: &[u8], limit: Duration) -> Output {
+        let mut child = spawn_with(cmd, stdin);
+        let started = Instant::now();
+        while child.try_wait().expect("wait guard").is_none() {
+            if started.elapsed() > limit {
+                let _ = child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         child.wait_with_output().expect("wait guard")
     }
 
