@@ -5,23 +5,14 @@
 mod support;
 
 use serde_json::{json, Value};
-use std::io::Write;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 use support::{stderr, stdout, Sandbox};
 
 const HOOKS: usize = 200;
 
 fn spawn(sb: &Sandbox, args: &[&str], stdin: &[u8]) -> Child {
-    let mut child = sb
-        .guard(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn guard");
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child
+    support::spawn_with(sb.guard(args), stdin)
 }
 
 fn stop(session: &str, text: &str, active: bool) -> Vec<u8> {

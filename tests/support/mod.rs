@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Spawns `cmd` with piped streams and writes `stdin` to it (then closes it).
-fn spawn_with(mut cmd: Command, stdin: &[u8]) -> Child {
+pub fn spawn_with(mut cmd: Command, stdin: &[u8]) -> Child {
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
