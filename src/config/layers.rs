@@ -169,55 +169,91 @@ fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
     Ok(Some(Layer { source, value }))
 }
 
+/// The config files found for a load, read but not merged.
+struct FileLayers {
+    /// The user's file.
+    user: Option<Layer>,
+    /// The project's `.guard.yaml`, or why it is ignored (a project file
+    /// that cannot be read or parsed is left out and reported, never a
+    /// reason to drop the user's own policy).
+    project: Result<Option<Layer>, ConfigError>,
+    /// `--config PATH` or `GUARD_CONFIG`.
+    explicit: Option<Layer>,
+}
+
+impl FileLayers {
+    /// Reads the user's, the project's and the explicit file, as far as
+    /// `opts` asks for them; an explicit file that does not exist is an error.
+    fn read(opts: &LoadOptions) -> Result<FileLayers, ConfigError> {
+        let mut files = FileLayers {
+            user: None,
+            project: Ok(None),
+            explicit: None,
+        };
+        if !opts.only_explicit {
+            if let Some(user) = crate::paths::user_config() {
+                files.user = read_layer(&user)?;
+            }
+            if let Some(root) = opts.cwd.as_deref().and_then(crate::paths::repo_root) {
+                files.project = read_layer(&root.join(".guard.yaml"));
+            }
+        }
+        let explicit = opts.explicit.clone().or_else(|| {
+            std::env::var_os("GUARD_CONFIG")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        });
+        if let Some(path) = explicit {
+            match read_layer(&path)? {
+                Some(layer) => files.explicit = Some(layer),
+                None => {
+                    return Err(ConfigError {
+                        source_name: path.display().to_string(),
+                        line: None,
+                        column: None,
+                        message: "no such file".into(),
+                    })
+                }
+            }
+        }
+        Ok(files)
+    }
+
+    /// Whether only the built-in layer applies.
+    fn none(&self) -> bool {
+        self.user.is_none() && matches!(self.project, Ok(None)) && self.explicit.is_none()
+    }
+}
+
 /// Loads and merges every layer.
 pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
+    merge_files(opts, FileLayers::read(opts)?)
+}
+
+/// Merges the built-in layer with the files read for `opts`.
+fn merge_files(opts: &LoadOptions, files: FileLayers) -> Result<LoadedConfig, ConfigError> {
     let mut layers = vec![Layer {
         source: "built-in".into(),
         value: builtin_value()?,
     }];
     let mut refused = Vec::new();
-    if !opts.only_explicit {
-        if let Some(user) = crate::paths::user_config() {
-            layers.extend(read_layer(&user)?);
-        }
-        if let Some(root) = opts.cwd.as_deref().and_then(crate::paths::repo_root) {
-            // A project file that cannot be read or parsed is left out (and
-            // reported), never a reason to drop the user's own policy.
-            match read_layer(&root.join(".guard.yaml")) {
-                Ok(Some(mut project)) => {
-                    let so_far = merge_all(&layers);
-                    if !so_far
-                        .get("trust_project_config")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                    {
-                        refused = tighten_only(&so_far, &mut project.value);
-                    }
-                    layers.push(project);
-                }
-                Ok(None) => {}
-                Err(e) => refused.push(format!("{e} (the whole file is ignored)")),
+    layers.extend(files.user);
+    match files.project {
+        Ok(Some(mut project)) => {
+            let so_far = merge_all(&layers);
+            if !so_far
+                .get("trust_project_config")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+            {
+                refused = tighten_only(&so_far, &mut project.value);
             }
+            layers.push(project);
         }
+        Ok(None) => {}
+        Err(e) => refused.push(format!("{e} (the whole file is ignored)")),
     }
-    let explicit = opts.explicit.clone().or_else(|| {
-        std::env::var_os("GUARD_CONFIG")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    });
-    if let Some(path) = explicit {
-        match read_layer(&path)? {
-            Some(layer) => layers.push(layer),
-            None => {
-                return Err(ConfigError {
-                    source_name: path.display().to_string(),
-                    line: None,
-                    column: None,
-                    message: "no such file".into(),
-                })
-            }
-        }
-    }
+    layers.extend(files.explicit);
     let mut merged = merge_all(&layers);
     if let Some(agent) = &opts.agent {
         if let Some(over) = merged.get("agents").and_then(|a| a.get(agent)).cloned() {
@@ -245,7 +281,8 @@ pub fn load(opts: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
 /// embedded JSON, without building, merging and reading a value tree (a
 /// tenth of a Layer-1 miss).
 pub fn load_typed(opts: &LoadOptions) -> Result<(Config, Vec<String>), ConfigError> {
-    if no_config_file(opts) {
+    let files = FileLayers::read(opts)?;
+    if files.none() {
         if let Ok(config) = serde_json::from_str::<Config>(crate::builtin::DEFAULT_CONFIG_JSON) {
             if opts
                 .agent
@@ -256,26 +293,8 @@ pub fn load_typed(opts: &LoadOptions) -> Result<(Config, Vec<String>), ConfigErr
             }
         }
     }
-    let loaded = load(opts)?;
+    let loaded = merge_files(opts, files)?;
     Ok((loaded.config, loaded.refused))
-}
-
-/// Whether [`load`] would find no layer but the built-in one. A path that
-/// cannot be checked counts as a file ([`load`] then reports it).
-fn no_config_file(opts: &LoadOptions) -> bool {
-    let absent = |path: &Path| matches!(std::fs::metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
-    if opts.explicit.is_some() || std::env::var_os("GUARD_CONFIG").is_some_and(|v| !v.is_empty()) {
-        return false;
-    }
-    if opts.only_explicit {
-        return true;
-    }
-    crate::paths::user_config().is_none_or(|p| absent(&p))
-        && opts
-            .cwd
-            .as_deref()
-            .and_then(crate::paths::repo_root)
-            .is_none_or(|root| absent(&root.join(".guard.yaml")))
 }
 
 impl LoadedConfig {
@@ -491,5 +510,33 @@ mod tests {
         let from_json: Value = serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).unwrap();
         assert_eq!(from_yaml, from_json);
         assert_eq!(builtin_value().unwrap(), from_yaml);
+    }
+
+    /// `guard hook`'s reading of the config gives what the full load gives:
+    /// straight from the embedded JSON when no file applies, merged when a
+    /// file or an agent override does.
+    #[test]
+    fn the_typed_load_is_the_merged_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("guard.yaml");
+        std::fs::write(&file, "judge: {timeout_ms: 1234}\nask_as: deny\n").unwrap();
+        for explicit in [None, Some(file)] {
+            for agent in [None, Some("claude-code"), Some("gemini"), Some("codex")] {
+                let opts = LoadOptions {
+                    explicit: explicit.clone(),
+                    agent: agent.map(String::from),
+                    only_explicit: true,
+                    ..LoadOptions::default()
+                };
+                let (typed, refused) = load_typed(&opts).unwrap();
+                let loaded = load(&opts).unwrap();
+                assert_eq!(
+                    format!("{typed:?}"),
+                    format!("{:?}", loaded.config),
+                    "{agent:?} {explicit:?}"
+                );
+                assert_eq!(refused, loaded.refused);
+            }
+        }
     }
 }
