@@ -73,21 +73,10 @@ pub fn append<T: serde::Serialize + ?Sized>(
     let path = file_for(dir, date);
     let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
     line.push(b'\n');
-    let open = || {
-        OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .open(&path)
-    };
-    // The directory exists but on first use: try before creating it.
-    let mut f = match open() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            fs::create_dir_all(dir)?;
-            open()?
-        }
-        other => other?,
-    };
+    let mut f = crate::state::open_in_dir(
+        &path,
+        OpenOptions::new().append(true).create(true).mode(0o600),
+    )?;
     f.write_all(&line)?;
     Ok(path)
 }

@@ -35,6 +35,21 @@ pub fn safe_name(id: &str) -> String {
     out
 }
 
+/// Opens `path` with `options`, creating its directory if it is missing.
+/// The open is tried first: the directory exists on all but the first use,
+/// and creating it up front cost two system calls on every hook call.
+pub fn open_in_dir(path: &Path, options: &OpenOptions) -> std::io::Result<File> {
+    match options.open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir)?;
+            }
+            options.open(path)
+        }
+        other => other,
+    }
+}
+
 /// An open state file held under an exclusive lock until dropped.
 pub struct Locked {
     file: File,
@@ -45,25 +60,15 @@ pub struct Locked {
 impl Locked {
     /// Opens (creating) `path` and locks it, waiting at most `wait`.
     pub fn open(path: &Path, wait: Duration) -> std::io::Result<Locked> {
-        let open = || {
+        let file = open_in_dir(
+            path,
             OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create(true)
                 .truncate(false)
-                .mode(0o600)
-                .open(path)
-        };
-        // The directory exists but on first use: try before creating it.
-        let file = match open() {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if let Some(dir) = path.parent() {
-                    fs::create_dir_all(dir)?;
-                }
-                open()?
-            }
-            other => other?,
-        };
+                .mode(0o600),
+        )?;
         Ok(Self::lock(file, wait))
     }
 
@@ -155,8 +160,7 @@ const HEARTBEAT_REFRESH: Duration = Duration::from_secs(60);
 /// Records that a hook of this agent ran (for `guard doctor`), at most once
 /// a [`HEARTBEAT_REFRESH`].
 pub fn touch_heartbeat(state_dir: &Path, agent: &str) -> std::io::Result<()> {
-    let dir = state_dir.join("heartbeat");
-    let path = dir.join(safe_name(agent));
+    let path = state_dir.join("heartbeat").join(safe_name(agent));
     let fresh = fs::metadata(&path)
         .and_then(|m| m.modified())
         .ok()
@@ -168,20 +172,10 @@ pub fn touch_heartbeat(state_dir: &Path, agent: &str) -> std::io::Result<()> {
     let now = now_secs().to_string();
     // Overwrite in place rather than `fs::write`, whose truncation to zero
     // makes ext4 flush the file on close (see `Locked::write`).
-    let open = || {
-        OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-    };
-    let mut file = match open() {
-        Ok(f) => f,
-        Err(_) => {
-            fs::create_dir_all(&dir)?;
-            open()?
-        }
-    };
+    let mut file = open_in_dir(
+        &path,
+        OpenOptions::new().write(true).create(true).truncate(false),
+    )?;
     file.write_all(now.as_bytes())?;
     file.set_len(now.len() as u64)
 }
