@@ -137,21 +137,12 @@ fn main() {
 /// `vec![...]`): what agent detection reads, built without parsing.
 fn adapter_head(stem: &str, value: &serde_json::Value) -> String {
     let file = format!("adapters/{stem}.yaml");
+    // `vec!["a".to_string(), ...]` of the strings at `key` of `v`.
     let strings = |v: &serde_json::Value, key: &str| -> String {
-        let items: Vec<String> = match v.get(key) {
-            None => Vec::new(),
-            Some(list) => list
-                .as_array()
-                .unwrap_or_else(|| panic!("{file}: `{key}` must be a list"))
-                .iter()
-                .map(|x| {
-                    let x = x
-                        .as_str()
-                        .unwrap_or_else(|| panic!("{file}: `{key}` must list strings"));
-                    format!("{x:?}.to_string()")
-                })
-                .collect(),
-        };
+        let items: Vec<String> = string_list(&file, v, key)
+            .iter()
+            .map(|x| format!("{x:?}.to_string()"))
+            .collect();
         format!("vec![{}]", items.join(", "))
     };
     let rules = |key: &str, ty: &str, fields: &[&str]| -> String {
@@ -209,6 +200,23 @@ fn adapter_head(stem: &str, value: &serde_json::Value) -> String {
     )
 }
 
+/// The strings listed at `key` of `value` (none when absent); a value of
+/// another shape stops the build, naming `file`.
+fn string_list(file: &str, value: &serde_json::Value, key: &str) -> Vec<String> {
+    let Some(list) = value.get(key) else {
+        return Vec::new();
+    };
+    list.as_array()
+        .unwrap_or_else(|| panic!("{file}: `{key}` must be a list"))
+        .iter()
+        .map(|x| {
+            x.as_str()
+                .unwrap_or_else(|| panic!("{file}: `{key}` must list strings"))
+                .to_string()
+        })
+        .collect()
+}
+
 /// The event kinds a detector may name, and their `EventKind` variants.
 const EVENT_KINDS: &[(&str, &str)] = &[
     ("stop", "Stop"),
@@ -226,21 +234,7 @@ const EVENT_KINDS: &[(&str, &str)] = &[
 /// detector's event kinds and keywords.
 fn detector_head(stem: &str, value: &serde_json::Value) -> (String, Vec<String>, Vec<String>) {
     let file = format!("detectors/{stem}.yaml");
-    let strings = |key: &str| -> Vec<String> {
-        match value.get(key) {
-            None => Vec::new(),
-            Some(v) => v
-                .as_array()
-                .unwrap_or_else(|| panic!("{file}: `{key}` must be a list"))
-                .iter()
-                .map(|x| {
-                    x.as_str()
-                        .unwrap_or_else(|| panic!("{file}: `{key}` must list strings"))
-                        .to_string()
-                })
-                .collect(),
-        }
-    };
+    let strings = |key: &str| string_list(&file, value, key);
     let name = value
         .get("name")
         .and_then(|n| n.as_str())
@@ -295,25 +289,9 @@ fn keyword_indexes(detectors: &[(Vec<String>, Vec<String>)], sample: &[u8]) -> S
         "/// The built-in detectors' keywords, indexed per set of event kinds (see\n/// `engine::keyword_index`).\npub static BUILTIN_KEYWORD_INDEXES: &[BuiltinKeywordIndex] = &[\n",
     );
     for (positions, kinds) in groups {
-        // Each distinct keyword (lowercased), with the positions of the
-        // detectors that own it, in order of first appearance.
-        let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
-        for &p in &positions {
-            for k in &detectors[p].1 {
-                let k = k.to_lowercase();
-                if k.is_empty() {
-                    continue;
-                }
-                match owners.iter_mut().find(|(kw, _)| *kw == k) {
-                    Some((_, ds)) => {
-                        if !ds.contains(&p) {
-                            ds.push(p)
-                        }
-                    }
-                    None => owners.push((k, vec![p])),
-                }
-            }
-        }
+        // Owners are positions in DETECTOR_HEADS.
+        let owners =
+            keywords::keyword_owners(positions.iter().map(|&p| (p, detectors[p].1.as_slice())));
         let set =
             keywords::KeywordSet::with_anchor_cost(owners.iter().map(|(k, _)| k.as_str()), |w| {
                 // Rarest in English prose first, then by letter frequency.

@@ -10,12 +10,9 @@
 //! An index over other keyword lists (a user's detector file, a config's
 //! extra keywords) is built at run time.
 
-use super::gate::BuildFnv;
-use super::keywords::KeywordSet;
+use super::keywords::{keyword_owners, KeywordSet};
 use crate::builtin::{BuiltinKeywordIndex, BUILTIN_KEYWORD_INDEXES, DETECTOR_HEADS};
 use crate::event::EventKind;
-use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// A keyword index over a list of detectors (by their index in the list).
 pub struct KeywordIndex {
@@ -41,56 +38,27 @@ impl KeywordIndex {
     pub fn from_keyword_lists<'a, K: AsRef<str> + 'a>(
         lists: impl Iterator<Item = &'a [K]>,
     ) -> KeywordIndex {
-        let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
-        // Keyword → its place in `owners` (a linear search was quadratic in
-        // the ~470 built-in keywords). Keys borrow the caller's keywords when
-        // lowercasing changes nothing (nearly all).
-        let mut position: HashMap<Cow<'a, str>, usize, BuildFnv> =
-            HashMap::with_capacity_and_hasher(512, BuildFnv);
-        for (i, keywords) in lists.enumerate() {
-            for kw in keywords {
-                let kw = kw.as_ref();
-                let kw: Cow<'a, str> =
-                    if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
-                        Cow::Owned(kw.to_lowercase())
-                    } else {
-                        Cow::Borrowed(kw)
-                    };
-                if kw.is_empty() {
-                    continue;
-                }
-                match position.get(&kw) {
-                    Some(&at) => {
-                        let ds = &mut owners[at].1;
-                        if !ds.contains(&i) {
-                            ds.push(i)
-                        }
-                    }
-                    None => {
-                        owners.push((kw.to_string(), vec![i]));
-                        position.insert(kw, owners.len() - 1);
-                    }
-                }
-            }
-        }
+        let owners = keyword_owners(lists.enumerate());
         KeywordIndex {
             set: KeywordSet::new(owners.iter().map(|(k, _)| k.as_str())),
             owners: Owners::Listed(owners),
         }
     }
 
-    /// The embedded index for events of `kind`, for detectors that are all
-    /// built-in ones with their built-in keywords: `builtin[i]` is detector
-    /// `i`'s position in [`crate::builtin::DETECTOR_HEADS`]. `None` when
-    /// some detector is not such a one. Hits are found only for the
-    /// detectors that apply to `kind`.
+    /// The embedded index for events of `kind`, over detectors given as
+    /// (position in [`crate::builtin::DETECTOR_HEADS`] when it is a
+    /// built-in detector with its built-in keywords, whether it applies to
+    /// the event). Hits are found only for the detectors that apply. `None`
+    /// when one that applies is not such a built-in detector.
     pub fn builtin(
         kind: EventKind,
-        builtin: impl Iterator<Item = Option<usize>>,
+        detectors: impl Iterator<Item = (Option<usize>, bool)>,
     ) -> Option<KeywordIndex> {
         let mut detector_at = vec![None; DETECTOR_HEADS.len()];
-        for (i, position) in builtin.enumerate() {
-            *detector_at.get_mut(position?)? = Some(i);
+        for (i, (position, applies)) in detectors.enumerate() {
+            if applies {
+                *detector_at.get_mut(position?)? = Some(i);
+            }
         }
         // No embedded index: no built-in detector applies to `kind`.
         static NONE: BuiltinKeywordIndex = BuiltinKeywordIndex {
@@ -170,8 +138,13 @@ mod tests {
                     })
                     .collect();
                 let built = KeywordIndex::from_keyword_lists(lists.iter().copied());
-                let embedded =
-                    KeywordIndex::builtin(kind, positions.iter().map(|&p| Some(p))).unwrap();
+                let embedded = KeywordIndex::builtin(
+                    kind,
+                    positions
+                        .iter()
+                        .map(|&p| (Some(p), DETECTOR_HEADS[p].events.contains(&kind))),
+                )
+                .unwrap();
                 for text in &texts {
                     assert_eq!(
                         embedded.hits(text, positions.len()),
@@ -185,6 +158,13 @@ mod tests {
 
     #[test]
     fn a_detector_that_is_not_built_in_takes_the_index_built_at_run_time() {
-        assert!(KeywordIndex::builtin(EventKind::Stop, [Some(0), None].into_iter()).is_none());
+        let applies = (0..DETECTOR_HEADS.len())
+            .find(|&p| DETECTOR_HEADS[p].events.contains(&EventKind::Stop))
+            .unwrap();
+        let detectors = [(Some(applies), true), (None, true)];
+        assert!(KeywordIndex::builtin(EventKind::Stop, detectors.into_iter()).is_none());
+        // One that does not apply to the event does not need the index.
+        let detectors = [(Some(applies), true), (None, false)];
+        assert!(KeywordIndex::builtin(EventKind::Stop, detectors.into_iter()).is_some());
     }
 }

@@ -24,7 +24,9 @@ const FILTER_BITS: usize = 1 << 16;
 /// Buckets (a power of two): 12 bits of hash.
 const BUCKETS: usize = 1 << 12;
 
+use super::gate::BuildFnv;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// The keywords anchored on four-byte windows: a filter bit per hash, and
 /// the keyword ids grouped by bucket (the ids of bucket `b` are
@@ -142,6 +144,47 @@ const COMMONNESS: [u8; 256] = {
     }
     table
 };
+
+/// The distinct keywords of some owners' keyword lists, lowercased, in
+/// order of first appearance, each with the owners that list it: what a
+/// keyword index is built over (at run time by `engine::keyword_index`, at
+/// build time by build.rs). Empty keywords are left out.
+pub(crate) fn keyword_owners<'a, K: AsRef<str> + 'a>(
+    lists: impl Iterator<Item = (usize, &'a [K])>,
+) -> Vec<(String, Vec<usize>)> {
+    let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
+    // Keyword → its place in `owners` (a linear search was quadratic in the
+    // ~470 built-in keywords). Keys borrow the caller's keywords when
+    // lowercasing changes nothing (nearly all).
+    let mut position: HashMap<Cow<'a, str>, usize, BuildFnv> =
+        HashMap::with_capacity_and_hasher(512, BuildFnv);
+    for (owner, keywords) in lists {
+        for kw in keywords {
+            let kw = kw.as_ref();
+            let kw: Cow<'a, str> = if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+                Cow::Owned(kw.to_lowercase())
+            } else {
+                Cow::Borrowed(kw)
+            };
+            if kw.is_empty() {
+                continue;
+            }
+            match position.get(&kw) {
+                Some(&at) => {
+                    let ds = &mut owners[at].1;
+                    if !ds.contains(&owner) {
+                        ds.push(owner)
+                    }
+                }
+                None => {
+                    owners.push((kw.to_string(), vec![owner]));
+                    position.insert(kw, owners.len() - 1);
+                }
+            }
+        }
+    }
+    owners
+}
 
 /// "Not seen" in [`KeywordSet::find`]'s table of first occurrences.
 const NONE: usize = usize::MAX;

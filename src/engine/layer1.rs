@@ -261,35 +261,30 @@ pub type KeywordHit<'a> = (usize, &'a LoadedDetector, Vec<String>);
 impl Layer1Index {
     /// Indexes every detector's keywords (patterns are compiled later, on use).
     pub fn new(detectors: &[LoadedDetector]) -> Result<Layer1Index, String> {
-        Ok(Self::from_keyword_lists(
-            detectors.iter().map(|d| d.spec.keywords.as_slice()),
-        ))
-    }
-
-    /// Indexes the keyword lists of detectors, one list per detector, in
-    /// engine order.
-    pub fn from_keyword_lists<'a, K: AsRef<str> + 'a>(
-        lists: impl ExactSizeIterator<Item = &'a [K]>,
-    ) -> Layer1Index {
-        let count = lists.len();
-        Self::with_keywords(KeywordIndex::from_keyword_lists(lists), count)
+        let keywords =
+            KeywordIndex::from_keyword_lists(detectors.iter().map(|d| d.spec.keywords.as_slice()));
+        Ok(Self::with_keywords(keywords, detectors.len()))
     }
 
     /// The index of detectors known by their heads, in engine order, for
-    /// an event: the embedded index of its kind when all are built-in
-    /// detectors with their built-in keywords, else one built from the
-    /// keywords of those that apply to it. Only those find hits.
+    /// an event: the embedded index of its kind when every detector that
+    /// applies is a built-in one with its built-in keywords, else one built
+    /// from the keywords of those that apply. Only those find hits.
     pub fn for_event(heads: &[LoadedHead], event: &Event) -> Layer1Index {
-        let keywords = KeywordIndex::builtin(event.kind, heads.iter().map(|h| h.builtin_keywords))
-            .unwrap_or_else(|| {
-                KeywordIndex::from_keyword_lists(heads.iter().map(|h| {
-                    if h.head.applies(event) {
-                        h.head.keywords.as_slice()
-                    } else {
-                        &[]
-                    }
-                }))
-            });
+        let applies: Vec<bool> = heads.iter().map(|h| h.head.applies(event)).collect();
+        let detectors = heads
+            .iter()
+            .map(|h| h.builtin_keywords)
+            .zip(applies.iter().copied());
+        let keywords = KeywordIndex::builtin(event.kind, detectors).unwrap_or_else(|| {
+            KeywordIndex::from_keyword_lists(heads.iter().zip(&applies).map(|(h, &applies)| {
+                if applies {
+                    h.head.keywords.as_slice()
+                } else {
+                    &[]
+                }
+            }))
+        });
         Self::with_keywords(keywords, heads.len())
     }
 

@@ -67,7 +67,7 @@ impl Engine {
     }
 
     /// Builds an engine over detectors whose keyword index is already built
-    /// (from their heads, in the same order, by [`Layer1Index::from_keyword_lists`]).
+    /// (from their heads, in the same order, by [`Layer1Index::for_event`]).
     pub fn with_index(detectors: Vec<LoadedDetector>, index: Layer1Index) -> Engine {
         Engine { detectors, index }
     }

@@ -365,15 +365,11 @@ fn evaluate(
     }
     fault("judge");
     // The built-in detectors' keyword indexes are embedded; another is
-    // built from the keywords of the detectors that apply.
+    // built where a detector that applies is not one of them.
     let index = Layer1Index::for_event(&heads, event);
     let subject = Engine::subject(event, cfg);
-    let mut hits = index.keyword_hits(&subject, heads.len());
-    for (head, hit) in heads.iter().zip(hits.iter_mut()) {
-        if !head.head.applies(event) {
-            hit.clear();
-        }
-    }
+    // Only the detectors that apply to the event find hits.
+    let hits = index.keyword_hits(&subject, heads.len());
     let mut verdict = if hits.iter().all(Vec::is_empty) {
         let verdict = crate::engine::all_miss_verdict(
             heads
