@@ -118,6 +118,27 @@ fn parse_stdout(s: &str) -> Value {
     v
 }
 
+/// Asserts that `out` is the failure-policy answer `expected` (exit code,
+/// stdout as JSON) and that stderr says `says`.
+fn assert_policy_answer(
+    out: &std::process::Output,
+    expected: (i32, Value),
+    says: &str,
+    what: &str,
+) {
+    assert_eq!(
+        (out.status.code(), parse_stdout(&stdout(out))),
+        (Some(expected.0), expected.1),
+        "{what}: {}",
+        stderr(out)
+    );
+    assert!(
+        stderr(out).contains(says),
+        "{what}: stderr says what went wrong: {}",
+        stderr(out)
+    );
+}
+
 #[test]
 fn a_panic_at_every_stage_becomes_the_failure_policy_for_every_agent() {
     let sb = Sandbox::new();
@@ -138,17 +159,7 @@ fn a_panic_at_every_stage_becomes_the_failure_policy_for_every_agent() {
             } else {
                 failure_answer(agent, kind, native)
             };
-            assert_eq!(
-                (out.status.code(), parse_stdout(&stdout(&out))),
-                (Some(expected.0), expected.1),
-                "{what}: {}",
-                stderr(&out)
-            );
-            assert!(
-                stderr(&out).contains(&format!("injected fault at {stage}")),
-                "{what}: stderr says what went wrong: {}",
-                stderr(&out)
-            );
+            assert_policy_answer(&out, expected, &format!("injected fault at {stage}"), &what);
         }
     }
 }
@@ -217,17 +228,7 @@ fn a_hook_stuck_past_its_deadline_is_answered_by_the_watchdog() {
         let took = started.elapsed();
         let what = format!("{agent} {kind} stuck in the engine");
         let expected = failure_answer(agent, kind, native);
-        assert_eq!(
-            (out.status.code(), parse_stdout(&stdout(&out))),
-            (Some(expected.0), expected.1),
-            "{what}: {}",
-            stderr(&out)
-        );
-        assert!(
-            stderr(&out).contains("the deadline passed"),
-            "{what}: {}",
-            stderr(&out)
-        );
+        assert_policy_answer(&out, expected, "the deadline passed", &what);
         assert!(
             took >= std::time::Duration::from_millis(1500)
                 && took < std::time::Duration::from_secs(10),
