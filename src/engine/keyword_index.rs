@@ -10,9 +10,11 @@
 //! An index over other keyword lists (a user's detector file, a config's
 //! extra keywords) is built at run time.
 
-use super::keywords::{keyword_owners, KeywordSet};
+use super::gate::BuildFnv;
+use super::keywords::{keyword_owners, letter_cost, pack, KeywordSet};
 use crate::builtin::{BuiltinKeywordIndex, BUILTIN_KEYWORD_INDEXES, DETECTOR_HEADS};
 use crate::event::EventKind;
+use std::collections::HashSet;
 
 /// A keyword index over a list of detectors (by their index in the list).
 pub struct KeywordIndex {
@@ -39,8 +41,19 @@ impl KeywordIndex {
         lists: impl Iterator<Item = &'a [K]>,
     ) -> KeywordIndex {
         let owners = keyword_owners(lists.enumerate());
+        // Anchors that build.rs found rare in English prose come first:
+        // anchored by letter frequency alone, the built-in keywords were
+        // checked about three times as often on agent prose.
+        let rare: HashSet<u32, BuildFnv> = BUILTIN_KEYWORD_INDEXES
+            .iter()
+            .flat_map(|i| i.set.anchor_words())
+            .collect();
+        let set = KeywordSet::with_anchor_cost(owners.iter().map(|(k, _)| k.as_str()), |w| {
+            let unvetted = !rare.contains(&(pack(w) | 0x2020_2020));
+            u64::from(unvetted) << 32 | letter_cost(w)
+        });
         KeywordIndex {
-            set: KeywordSet::new(owners.iter().map(|(k, _)| k.as_str())),
+            set,
             owners: Owners::Listed(owners),
         }
     }
@@ -63,7 +76,7 @@ impl KeywordIndex {
         // No embedded index: no built-in detector applies to `kind`.
         static NONE: BuiltinKeywordIndex = BuiltinKeywordIndex {
             kinds: &[],
-            set: KeywordSet::from_parts(&[], &[], &[], &[], None, &[]),
+            set: KeywordSet::from_parts(&[], &[], (&[], &[], &[]), None, &[], &[]),
             owners: &[],
         };
         let index = BUILTIN_KEYWORD_INDEXES

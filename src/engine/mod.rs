@@ -7,6 +7,7 @@ pub mod ascii_hir;
 mod fast_path_tests;
 pub mod gate;
 mod keyword_index;
+mod keyword_scan;
 mod keywords;
 mod layer1;
 mod matcher;
