@@ -78,7 +78,7 @@ impl KeywordSet {
             let folded = u64::from_le_bytes(bytes) | 0x2020_2020_2020_2020;
             for k in 0..4 {
                 let window = (folded >> (8 * k)) as u32;
-                if anchors.may_hold(window) {
+                if anchors.first_bit_set(window) {
                     self.check(anchors, window, t, i + k, seen);
                 }
             }
@@ -86,7 +86,7 @@ impl KeywordSet {
         }
         for (at, window) in t.get(i..).unwrap_or_default().windows(4).enumerate() {
             let window = pack(window) | 0x2020_2020;
-            if anchors.may_hold(window) {
+            if anchors.first_bit_set(window) {
                 self.check(anchors, window, t, i + at, seen);
             }
         }
@@ -154,15 +154,19 @@ impl KeywordSet {
         i
     }
 
-    /// Records the keywords anchored on `window` (case folded, at `i`)
-    /// whose occurrence it completes, unless seen before.
+    /// [`Self::check_inline`] for a window whose first filter bit is set:
+    /// the scalar loop tests the second bit only here, where the compiler
+    /// cannot compute it ahead for every window.
     #[inline(never)]
     fn check(&self, anchors: &Anchors, window: u32, t: &[u8], i: usize, seen: &mut Seen) {
-        self.check_inline(anchors, window, t, i, seen)
+        if anchors.may_hold(window) {
+            self.check_inline(anchors, window, t, i, seen)
+        }
     }
 
-    /// [`Self::check`], inlined into the wide loop (a call there also
-    /// costs a `vzeroupper`).
+    /// Records the keywords anchored on `window` (case folded, at `i`)
+    /// whose occurrence it completes, unless seen before. Inlined into the
+    /// wide loop (a call there also costs a `vzeroupper`).
     #[inline(always)]
     fn check_inline(&self, anchors: &Anchors, window: u32, t: &[u8], i: usize, seen: &mut Seen) {
         for &id in anchors.get(window) {

@@ -78,6 +78,14 @@ impl Anchors {
         self.filter[word] & bits == bits
     }
 
+    /// Whether the first of the window's two bits is set: a cheaper test
+    /// that passes a few times as many windows as [`Self::may_hold`].
+    #[inline(always)]
+    pub(crate) fn first_bit_set(&self, window: u32) -> bool {
+        let h = window.wrapping_mul(HASH_MULTIPLIERS[0]);
+        self.filter[(h >> 21) as usize] & first_bit(h) != 0
+    }
+
     /// The ids of the keywords whose anchor window (case folded) falls in
     /// the same bucket as `window`.
     #[inline]
@@ -96,12 +104,22 @@ pub(crate) const HASH_MULTIPLIERS: [u32; 2] = [0x9E37_79B1, 0x85EB_CA6B];
 /// hash name, and in it the bit that the next five name and the bit that
 /// the top five bits of its second hash name. Two bits in one word: one
 /// memory read per window, and a fraction of the false passes of one bit
-/// (about 0.1% of windows against 1.3% with ~850 anchors).
+/// (0.1–0.2% of the windows of agent prose for the turn-end anchors,
+/// against about 1%).
 #[inline(always)]
 pub(crate) fn probe(window: u32) -> (usize, u32) {
     let h = window.wrapping_mul(HASH_MULTIPLIERS[0]);
-    let g = window.wrapping_mul(HASH_MULTIPLIERS[1]);
-    ((h >> 21) as usize, 1 << ((h >> 16) & 31) | 1 << (g >> 27))
+    ((h >> 21) as usize, first_bit(h) | second_bit(window))
+}
+
+#[inline(always)]
+fn first_bit(h: u32) -> u32 {
+    1 << ((h >> 16) & 31)
+}
+
+#[inline(always)]
+fn second_bit(window: u32) -> u32 {
+    1 << (window.wrapping_mul(HASH_MULTIPLIERS[1]) >> 27)
 }
 
 #[inline(always)]
