@@ -228,7 +228,7 @@ enum Loop {
 impl Loop {
     /// The fastest loop this CPU runs.
     fn best() -> Loop {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(feature = "scalar-keyword-scan")))]
         if std::arch::is_x86_feature_detected!("avx2") {
             return Loop::Avx2;
         }
