@@ -2,14 +2,15 @@
 //! run on every event.
 //!
 //! The loop tests every four-byte window of the text against the anchors'
-//! filter (see `engine::keywords`): fold case, hash twice, test two bits of
-//! one word. Done one window at a time, that held the scan to 0.5–0.65
-//! GB/s on the benchmark machine (docs/performance.md), under the 1 GB/s
-//! the prefilter is meant to reach. Where the CPU has AVX2 (checked once, at
-//! run time), eight windows are tested at once: one shuffle builds them
-//! from a 16-byte load, two multiplications hash them, one gather reads
-//! their filter words. Both loops report the same windows to the same
-//! check; the tests run both over the same texts.
+//! filter (see `engine::keywords`): fold case, hash, test two bits of one
+//! word. One window at a time (the scalar loop, kept for CPUs without
+//! AVX2) that runs at about 1 GB/s on quiet prose on the benchmark machine
+//! and 0.8–0.95 GB/s on agent prose (docs/performance.md), at the edge of
+//! the 1 GB/s the prefilter is meant to reach. Where the CPU has AVX2
+//! (checked at run time, once per process), eight windows are tested at
+//! once: one shuffle builds them from a 16-byte load, two multiplications
+//! hash them, one gather reads their filter words (ADR 0005). Both loops
+//! find the same keywords; the tests run both over the same texts.
 
 use super::keywords::{commonness, pack, Anchors, KeywordSet, FILTER_WORDS, HASH_MULTIPLIERS};
 

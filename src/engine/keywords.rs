@@ -364,10 +364,9 @@ impl KeywordSet {
     pub(crate) fn anchor_words(&self) -> impl Iterator<Item = u32> + '_ {
         self.anchor_word
             .iter()
-            .zip(self.anchor_mask.iter())
             .zip(self.spans.iter())
-            .filter(|((_, &mask), &(start, end))| mask == u32::MAX && end - start >= 4)
-            .map(|((&word, _), _)| word)
+            .filter(|(_, &(start, end))| end - start >= 4)
+            .map(|(&word, _)| word)
     }
 
     /// Keyword `id`, lowercased.
