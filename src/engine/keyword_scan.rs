@@ -12,7 +12,7 @@
 //! hash them, one gather reads their filter words (ADR 0005). Both loops
 //! find the same keywords; the tests run both over the same texts.
 
-use super::keywords::{commonness, pack, Anchors, KeywordSet, FILTER_WORDS, HASH_MULTIPLIERS};
+use super::keywords::{commonness, pack, Anchors, KeywordSet};
 
 /// "Not seen" in [`KeywordSet::find`]'s table of first occurrences.
 const NONE: u32 = u32::MAX;
@@ -35,12 +35,12 @@ impl KeywordSet {
             found: Vec::new(),
         };
         if let Some(anchors) = &self.anchors {
-            let mut from = 0;
-            #[cfg(target_arch = "x86_64")]
-            if scan == Loop::Avx2 {
+            let from = match scan {
                 // SAFETY: `Loop::Avx2` is only chosen where the CPU has AVX2.
-                from = unsafe { self.scan_avx2(anchors, t, &mut seen) };
-            }
+                #[cfg(target_arch = "x86_64")]
+                Loop::Avx2 => unsafe { self.scan_avx2(anchors, t, &mut seen) },
+                _ => 0,
+            };
             self.scan_scalar(anchors, t, from, &mut seen);
         }
         // A three-byte keyword that ends the text has no window.
@@ -101,6 +101,7 @@ impl KeywordSet {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn scan_avx2(&self, anchors: &Anchors, t: &[u8], seen: &mut Seen) -> usize {
+        use super::keywords::{FILTER_WORDS, HASH_MULTIPLIERS};
         use std::arch::x86_64::*;
         // The gather below reads any of the filter's words unchecked.
         if anchors.filter.len() != FILTER_WORDS {
