@@ -346,8 +346,8 @@ mod tests {
     }
 
     /// A keyword at every offset of texts of every length around the wide
-    /// loop's 16-byte reads: the two loops hand over at the right place and
-    /// neither reads past the end.
+    /// loop's 16-byte reads: the two loops hand over at the right place,
+    /// and a keyword in the last bytes (a three-byte one too) is found.
     #[test]
     fn finds_keywords_at_every_offset_and_text_length() {
         let keywords = ["deploy", "push", "fix", "rm", "ship it"];
