@@ -63,7 +63,7 @@ fn main() {
         let mut heads = if dir == "detectors" {
             "/// The Layer-1 part of each built-in detector, in file order.\npub static DETECTOR_HEADS: &[BuiltinHead] = &[\n".to_string()
         } else {
-            "/// The detection part of each built-in adapter, in file order.\npub fn adapter_heads() -> Vec<crate::adapter::AdapterHead> {\n    vec![\n".to_string()
+            "/// The detection part of each built-in adapter, in file order.\npub static ADAPTER_HEADS: &[crate::adapter::AdapterHead] = &[\n".to_string()
         };
         for path in files {
             println!("cargo:rerun-if-changed={}", path.display());
@@ -101,14 +101,9 @@ fn main() {
             }
             heads.push_str(&adapter_head(stem, &value));
         }
-        for part in [&mut yaml, &mut json] {
+        for part in [&mut yaml, &mut json, &mut heads] {
             part.push_str("];\n");
         }
-        heads.push_str(if dir == "detectors" {
-            "];\n"
-        } else {
-            "    ]\n}\n"
-        });
         code.push_str(&yaml);
         code.push_str(&json);
         code.push_str(&heads);
@@ -134,17 +129,19 @@ fn main() {
 }
 
 /// The `AdapterHead` of `adapters/{stem}.yaml` (a Rust expression, in
-/// `vec![...]`): what agent detection reads, built without parsing.
+/// `ADAPTER_HEADS`): what agent detection reads, as constant data.
 fn adapter_head(stem: &str, value: &serde_json::Value) -> String {
     let file = format!("adapters/{stem}.yaml");
-    // `vec!["a".to_string(), ...]` of the strings at `key` of `v`.
-    let strings = |v: &serde_json::Value, key: &str| -> String {
+    // `&[Cow::Borrowed("a"), ...]` of the strings at `key` of `v`.
+    let names = |v: &serde_json::Value, key: &str| -> String {
         let items: Vec<String> = string_list(&file, v, key)
             .iter()
-            .map(|x| format!("{x:?}.to_string()"))
+            .map(|x| format!("Cow::Borrowed({x:?})"))
             .collect();
-        format!("vec![{}]", items.join(", "))
+        format!("&[{}]", items.join(", "))
     };
+    // The same as a `Names` (a `Cow` of that list).
+    let cow_names = |v: &serde_json::Value, key: &str| format!("Cow::Borrowed({})", names(v, key));
     let rules = |key: &str, ty: &str, fields: &[&str]| -> String {
         let list = value
             .get(key)
@@ -162,21 +159,21 @@ fn adapter_head(stem: &str, value: &serde_json::Value) -> String {
                 }
                 let mut parts: Vec<String> = ["keys", "absent"]
                     .iter()
-                    .map(|f| format!("{f}: {}", strings(rule, f)))
+                    .map(|f| format!("{f}: {}", cow_names(rule, f)))
                     .collect();
                 if ty == "DetectRule" {
-                    parts.push(format!("event_in: {}", strings(rule, "event_in")));
+                    parts.push(format!("event_in: {}", cow_names(rule, "event_in")));
                 } else {
                     let event = rule
                         .get("event")
                         .and_then(|e| e.as_str())
                         .unwrap_or_else(|| panic!("{file}: each `{key}` entry needs an `event`"));
-                    parts.push(format!("event: {event:?}.to_string()"));
+                    parts.push(format!("event: Cow::Borrowed({event:?})"));
                 }
                 format!("crate::adapter::{ty} {{ {} }}", parts.join(", "))
             })
             .collect();
-        format!("vec![{}]", rules.join(", "))
+        format!("&[{}]", rules.join(", "))
     };
     let name = value
         .get("name")
@@ -188,14 +185,14 @@ fn adapter_head(stem: &str, value: &serde_json::Value) -> String {
             .unwrap_or_else(|| panic!("{file}: `priority` must be an integer"))
     });
     let default_event = match value.get("default_event").and_then(|e| e.as_str()) {
-        Some(e) => format!("Some({e:?}.to_string())"),
+        Some(e) => format!("Some({e:?})"),
         None => "None".to_string(),
     };
     format!(
-        "        crate::adapter::AdapterHead {{ name: {name:?}.to_string(), aliases: {}, detect: {}, priority: {priority}, event_field: {}, event_rules: {}, default_event: {default_event} }},\n",
-        strings(value, "aliases"),
+        "    crate::adapter::AdapterHead {{ name: {name:?}, aliases: &{:?}, detect: {}, priority: {priority}, event_field: {}, event_rules: {}, default_event: {default_event} }},\n",
+        string_list(&file, value, "aliases"),
         rules("detect", "DetectRule", &["keys", "absent", "event_in"]),
-        strings(value, "event_field"),
+        names(value, "event_field"),
         rules("event_rules", "EventRule", &["keys", "absent", "event"]),
     )
 }

@@ -7,7 +7,7 @@ use super::{DetectRule, EventNaming};
 use serde_json::Value;
 
 /// What agent detection reads of an adapter: its full spec, or the small
-/// [`AdapterHead`](super::AdapterHead) that `guard hook` parses for every
+/// [`AdapterHead`](super::AdapterHead) that `guard hook` reads for every
 /// built-in adapter (it then parses the full spec of the one it picked).
 pub trait Detectable {
     /// The adapter's name.
@@ -30,7 +30,8 @@ pub fn detect_agent<'a, A: Detectable>(adapters: &'a [A], payload: &Value) -> Op
         for rule in spec.detect() {
             let shape_ok = shape_matches(payload, &rule.keys, &rule.absent);
             let event_ok = rule.event_in.is_empty()
-                || native_event(spec.naming(), payload).is_some_and(|e| rule.event_in.contains(&e));
+                || native_event(spec.naming(), payload)
+                    .is_some_and(|e| rule.event_in.iter().any(|n| *n == e));
             if shape_ok && event_ok {
                 return Some(spec);
             }

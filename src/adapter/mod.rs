@@ -18,6 +18,7 @@ use crate::event::{Event, EventKind};
 use crate::verdict::{Decision, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// One agent's protocol, as written in `adapters/<name>.yaml`.
@@ -40,7 +41,7 @@ pub struct AdapterSpec {
     pub priority: i32,
     /// Where the native event name is (first path present wins).
     #[serde(default)]
-    pub event_field: Vec<String>,
+    pub event_field: Names,
     /// Rules that name the event from the payload's shape, for agents whose
     /// payload carries no event name (Copilot's camelCase dialect); tried in
     /// order when no `event_field` path is present.
@@ -84,14 +85,18 @@ pub struct AdapterSpec {
 pub struct DetectRule {
     /// Paths that must all be present.
     #[serde(default)]
-    pub keys: Vec<String>,
+    pub keys: Names,
     /// Paths that must all be absent.
     #[serde(default)]
-    pub absent: Vec<String>,
+    pub absent: Names,
     /// The native event name must be one of these (when given).
     #[serde(default)]
-    pub event_in: Vec<String>,
+    pub event_in: Names,
 }
+
+/// A list of names or paths: owned when read from a file, borrowed from
+/// the binary in the built-in adapters' heads ([`AdapterHead`]).
+pub type Names = Cow<'static, [Cow<'static, str>]>;
 
 /// Names the event from the payload's shape: every key present, every
 /// `absent` key missing.
@@ -100,12 +105,12 @@ pub struct DetectRule {
 pub struct EventRule {
     /// Paths that must all be present.
     #[serde(default)]
-    pub keys: Vec<String>,
+    pub keys: Names,
     /// Paths that must all be absent.
     #[serde(default)]
-    pub absent: Vec<String>,
+    pub absent: Names,
     /// The native event name the payload then stands for.
-    pub event: String,
+    pub event: Cow<'static, str>,
 }
 
 /// Where the assistant's text is kept between two events of one session:
@@ -253,44 +258,39 @@ impl AdapterSpec {
 #[derive(Debug, Clone, Copy)]
 pub struct EventNaming<'a> {
     /// Paths of the event name, first present wins.
-    pub event_field: &'a [String],
+    pub event_field: &'a [Cow<'static, str>],
     /// Shapes that name the event when no path is present.
     pub event_rules: &'a [EventRule],
     /// The name assumed otherwise.
     pub default_event: Option<&'a str>,
 }
 
-/// The part of an adapter that agent detection reads. `guard hook` reads
-/// this for every built-in adapter (from code build.rs wrote) and parses
-/// the full [`AdapterSpec`] only for the adapter it picks.
-#[derive(Debug, Clone, Deserialize)]
+/// The part of an adapter that agent detection reads, for the built-in
+/// adapters: constant data that build.rs cut out of their files
+/// ([`builtin_heads`]). `guard hook` reads these for every built-in adapter
+/// and parses the full [`AdapterSpec`] only for the adapter it picks.
+#[derive(Debug)]
 pub struct AdapterHead {
     /// See [`AdapterSpec::name`].
-    pub name: String,
+    pub name: &'static str,
     /// See [`AdapterSpec::aliases`].
-    #[serde(default)]
-    pub aliases: Vec<String>,
+    pub aliases: &'static [&'static str],
     /// See [`AdapterSpec::detect`].
-    #[serde(default)]
-    pub detect: Vec<DetectRule>,
+    pub detect: &'static [DetectRule],
     /// See [`AdapterSpec::priority`].
-    #[serde(default)]
     pub priority: i32,
     /// See [`AdapterSpec::event_field`].
-    #[serde(default)]
-    pub event_field: Vec<String>,
+    pub event_field: &'static [Cow<'static, str>],
     /// See [`AdapterSpec::event_rules`].
-    #[serde(default)]
-    pub event_rules: Vec<EventRule>,
+    pub event_rules: &'static [EventRule],
     /// See [`AdapterSpec::default_event`].
-    #[serde(default)]
-    pub default_event: Option<String>,
+    pub default_event: Option<&'static str>,
 }
 
 impl AdapterHead {
     /// Whether `name` is this adapter's name or one of its aliases.
     pub fn answers_to(&self, name: &str) -> bool {
-        self.name == name || self.aliases.iter().any(|a| a == name)
+        self.name == name || self.aliases.contains(&name)
     }
 }
 
@@ -319,10 +319,11 @@ macro_rules! detectable {
 detectable!(AdapterSpec);
 detectable!(AdapterHead);
 
-/// The detection heads of every built-in adapter, built by code that
-/// build.rs wrote from the adapter files (nothing is parsed).
-pub fn builtin_heads() -> Vec<AdapterHead> {
-    crate::builtin::adapter_heads()
+/// The detection heads of every built-in adapter, in file order: constant
+/// data that build.rs wrote from the adapter files (nothing is parsed,
+/// built or freed).
+pub fn builtin_heads() -> &'static [AdapterHead] {
+    crate::builtin::ADAPTER_HEADS
 }
 
 /// Parses a built-in adapter from its pre-parsed JSON form (see `build.rs`):

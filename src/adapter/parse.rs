@@ -3,6 +3,7 @@
 use super::{AdapterSpec, EventNaming};
 use crate::event::{Event, EventKind, Tool};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 /// A payload guard cannot read.
@@ -25,8 +26,8 @@ pub fn lookup<'a>(payload: &'a Value, path: &str) -> Option<&'a Value> {
     (!v.is_null()).then_some(v)
 }
 
-fn first<'a>(payload: &'a Value, paths: &[String]) -> Option<&'a Value> {
-    paths.iter().find_map(|p| lookup(payload, p))
+fn first<'a, P: AsRef<str>>(payload: &'a Value, paths: &[P]) -> Option<&'a Value> {
+    paths.iter().find_map(|p| lookup(payload, p.as_ref()))
 }
 
 fn string(payload: &Value, paths: &[String]) -> Option<String> {
@@ -39,7 +40,7 @@ fn string(payload: &Value, paths: &[String]) -> Option<String> {
 }
 
 /// Whether every `keys` path is present and every `absent` path is missing.
-pub fn shape_matches(payload: &Value, keys: &[String], absent: &[String]) -> bool {
+pub fn shape_matches(payload: &Value, keys: &[Cow<str>], absent: &[Cow<str>]) -> bool {
     keys.iter().all(|k| lookup(payload, k).is_some())
         && absent.iter().all(|k| lookup(payload, k).is_none())
 }
@@ -56,7 +57,7 @@ pub fn native_event(naming: EventNaming, payload: &Value) -> Option<String> {
                 .event_rules
                 .iter()
                 .find(|r| shape_matches(payload, &r.keys, &r.absent))
-                .map(|r| r.event.clone())
+                .map(|r| r.event.to_string())
         })
         .or_else(|| naming.default_event.map(str::to_string))
 }

@@ -213,7 +213,7 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
             .iter()
             .find(|h| h.name == n)
             .or_else(|| heads.iter().find(|h| h.answers_to(n)))
-            .and_then(|h| adapter::find(&h.name))
+            .and_then(|h| adapter::find(h.name))
     };
     let arg_spec = input
         .agent
@@ -237,11 +237,11 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
             return failure_output(&arg_spec, EventKind::Other, "", None, &what);
         }
     };
-    let detected = adapter::detect_agent(&heads, &payload);
+    let detected = adapter::detect_agent(heads, &payload);
     let mut mismatch = None;
     let spec = match (&input.agent, detected) {
-        (Some(_), Some(d)) if !d.detect.is_empty() && !arg_spec.answers_to(&d.name) => {
-            match adapter::find(&d.name) {
+        (Some(_), Some(d)) if !d.detect.is_empty() && !arg_spec.answers_to(d.name) => {
+            match adapter::find(d.name) {
                 Some(d) => {
                     mismatch = Some(format!(
                         "guard hook {} received a {} payload; treated as {}",
@@ -253,7 +253,7 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
             }
         }
         (Some(_), _) => arg_spec,
-        (None, Some(d)) if d.name != arg_spec.name => adapter::find(&d.name).unwrap_or(arg_spec),
+        (None, Some(d)) if d.name != arg_spec.name => adapter::find(d.name).unwrap_or(arg_spec),
         (None, _) => arg_spec,
     };
     let mut event = match spec.parse_payload(payload) {
