@@ -80,8 +80,8 @@ fn record<'a>(
     event: &'a Event,
     verdict: &'a Verdict,
     ctx: &'a Context,
+    ts: String,
 ) -> Record<'a> {
-    let (ts, _) = crate::log::now_rfc3339();
     let kept = cfg.log.keep_text.then(|| {
         let redacted = crate::redact::redact(&crate::engine::Engine::subject(event, cfg));
         KeptText {
@@ -128,8 +128,8 @@ fn record<'a>(
 
 /// Appends the record to the log; a failure is reported on stderr only.
 pub fn write(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) {
-    let rec = record(cfg, event, verdict, ctx);
-    let (_, date) = crate::log::now_rfc3339();
+    let (ts, date) = crate::log::now_rfc3339();
+    let rec = record(cfg, event, verdict, ctx, ts);
     if let Err(e) = crate::log::append(&cfg.log.dir(), &date, &rec) {
         // Never `eprintln!`: it panics when stderr is a closed pipe.
         use std::io::Write;
