@@ -30,6 +30,10 @@ mod gate;
 #[allow(dead_code)]
 #[path = "src/engine/keywords.rs"]
 mod keywords;
+// Each agent's built-in config is merged here with the config's own code.
+#[allow(dead_code)]
+#[path = "src/config/merge.rs"]
+mod merge;
 
 use std::collections::BTreeMap;
 use std::env;
@@ -120,11 +124,23 @@ fn main() {
     println!("cargo:rerun-if-changed=src/engine/keywords.rs");
     println!("cargo:rerun-if-changed=src/engine/ascii_hir.rs");
     println!("cargo:rerun-if-changed=config.yaml");
+    println!("cargo:rerun-if-changed=src/config/merge.rs");
     let config = yaml_to_json(&manifest.join("config.yaml"));
     code.push_str(&format!(
         "/// The default config (`config.yaml`) pre-parsed into JSON.\npub const DEFAULT_CONFIG_JSON: &str = {:?};\n",
         config.to_string()
     ));
+    // `guard hook` reads its agent's built-in config straight into the typed
+    // config when no config file exists: for an agent with overrides, the
+    // default config with its `agents.<name>` section merged over it.
+    code.push_str("/// The default config with each agent's overrides merged over it, as\n/// JSON: (agent, JSON), for the agents that have some.\npub const AGENT_CONFIG_JSON: &[(&str, &str)] = &[\n");
+    let agents = config.get("agents").and_then(|a| a.as_object());
+    for agent in agents.into_iter().flat_map(|a| a.keys()) {
+        let mut merged = config.clone();
+        merge::apply_agent(&mut merged, agent);
+        code.push_str(&format!("    ({agent:?}, {:?}),\n", merged.to_string()));
+    }
+    code.push_str("];\n");
     fs::write(Path::new(&out).join("builtin.rs"), code).expect("write builtin.rs");
 }
 

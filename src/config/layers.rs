@@ -1,6 +1,7 @@
 //! Loading and merging the config layers, with errors that name the file,
 //! line and column, and the project layer's tighten-only rule.
 
+use super::merge::{apply_agent, deep_merge};
 use super::Config;
 use crate::verdict::Decision;
 use serde::Deserialize;
@@ -256,9 +257,7 @@ fn merge_files(opts: &LoadOptions, files: FileLayers) -> Result<LoadedConfig, Co
     layers.extend(files.explicit);
     let mut merged = merge_all(&layers);
     if let Some(agent) = &opts.agent {
-        if let Some(over) = merged.get("agents").and_then(|a| a.get(agent)).cloned() {
-            deep_merge(&mut merged, &over);
-        }
+        apply_agent(&mut merged, agent);
     }
     let config = Config::deserialize(&merged).map_err(|e| ConfigError {
         source_name: "merged config".into(),
@@ -276,21 +275,14 @@ fn merge_files(opts: &LoadOptions, files: FileLayers) -> Result<LoadedConfig, Co
 }
 
 /// The typed config alone (and the refused project settings), as [`load`]
-/// makes it, for `guard hook`: when no config file exists and the agent has
-/// no override in the embedded config, it is read straight from the
-/// embedded JSON, without building, merging and reading a value tree (a
-/// tenth of a Layer-1 miss).
+/// makes it, for `guard hook`: when no config file exists, it is read
+/// straight from the embedded JSON of the agent's built-in config, without
+/// building, merging and reading a value tree (a tenth of a Layer-1 miss).
 pub fn load_typed(opts: &LoadOptions) -> Result<(Config, Vec<String>), ConfigError> {
     let files = FileLayers::read(opts)?;
     if files.none() {
-        if let Ok(config) = serde_json::from_str::<Config>(crate::builtin::DEFAULT_CONFIG_JSON) {
-            if opts
-                .agent
-                .as_ref()
-                .is_none_or(|a| !config.agents.contains_key(a))
-            {
-                return Ok((config, Vec::new()));
-            }
+        if let Ok(config) = serde_json::from_str(builtin_json(opts.agent.as_deref())) {
+            return Ok((config, Vec::new()));
         }
     }
     let loaded = merge_files(opts, files)?;
@@ -320,16 +312,19 @@ impl LoadedConfig {
 /// The built-in config alone, with an agent's overrides: what applies when
 /// the user's or project's config cannot be loaded.
 pub fn builtin(agent: Option<&str>) -> Config {
-    let Ok(mut merged) = builtin_value() else {
-        return Config::default();
-    };
-    if let Some(over) = agent
-        .and_then(|a| merged.get("agents").and_then(|all| all.get(a)))
-        .cloned()
-    {
-        deep_merge(&mut merged, &over);
-    }
-    serde_json::from_value(merged).unwrap_or_default()
+    serde_json::from_str(builtin_json(agent)).unwrap_or_default()
+}
+
+/// The built-in config as JSON, with `agent`'s overrides already merged
+/// over it by build.rs when it has some.
+fn builtin_json(agent: Option<&str>) -> &'static str {
+    agent
+        .and_then(|a| {
+            crate::builtin::AGENT_CONFIG_JSON
+                .iter()
+                .find(|(name, _)| *name == a)
+        })
+        .map_or(crate::builtin::DEFAULT_CONFIG_JSON, |(_, json)| json)
 }
 
 fn merge_all(layers: &[Layer]) -> Value {
@@ -338,25 +333,6 @@ fn merge_all(layers: &[Layer]) -> Value {
         deep_merge(&mut merged, &layer.value);
     }
     merged
-}
-
-/// Merges `over` into `base`: maps recursively, anything else replaced.
-pub fn deep_merge(base: &mut Value, over: &Value) {
-    match (base, over) {
-        (Value::Object(b), Value::Object(o)) => {
-            for (k, v) in o {
-                match b.get_mut(k) {
-                    Some(existing) if existing.is_object() && v.is_object() => {
-                        deep_merge(existing, v)
-                    }
-                    _ => {
-                        b.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (b, o) => *b = o.clone(),
-    }
 }
 
 fn record_sources(prefix: &str, value: &Value, source: &str, out: &mut Vec<(String, String)>) {

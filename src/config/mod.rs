@@ -7,6 +7,7 @@
 //! overrides (`agents.<name>`) are merged last for the agent at hand.
 
 mod layers;
+mod merge;
 
 use crate::event::EventKind;
 use crate::judge::JudgeConfig;
