@@ -16,16 +16,15 @@ use crate::builtin::{BuiltinKeywordIndex, BUILTIN_KEYWORD_INDEXES, DETECTOR_HEAD
 use crate::event::EventKind;
 use std::collections::HashSet;
 
-/// A keyword index over a list of detectors (by their index in the list).
-pub struct KeywordIndex {
-    set: KeywordSet,
-    owners: Owners,
-}
-
-/// Keyword id → the keyword and the detectors that own it.
-enum Owners {
+/// A keyword index over a list of detectors (by their index in the list):
+/// the keyword set, and keyword id → the keyword and the detectors that
+/// own it.
+pub(crate) enum KeywordIndex {
     /// Built at run time: owners are detector indexes.
-    Listed(Vec<(String, Vec<usize>)>),
+    Listed {
+        set: Box<KeywordSet>,
+        owners: Vec<(String, Vec<usize>)>,
+    },
     /// An embedded index: owners are positions in
     /// [`crate::builtin::DETECTOR_HEADS`], mapped to detector indexes by
     /// `detector_at` (`None`: not in the list).
@@ -53,9 +52,9 @@ impl KeywordIndex {
             let unvetted = !rare.contains(&(pack(w) | 0x2020_2020));
             u64::from(unvetted) << 32 | letter_cost(w)
         });
-        KeywordIndex {
-            set,
-            owners: Owners::Listed(owners),
+        KeywordIndex::Listed {
+            set: Box::new(set),
+            owners,
         }
     }
 
@@ -84,25 +83,24 @@ impl KeywordIndex {
             .iter()
             .find(|i| i.kinds.contains(&kind))
             .unwrap_or(&NONE);
-        Some(KeywordIndex {
-            set: index.set.clone(),
-            owners: Owners::Builtin { index, detector_at },
-        })
+        Some(KeywordIndex::Builtin { index, detector_at })
     }
 
     /// Which keywords hit, per detector index (`detector_count` lists), each
     /// detector's in the order of their first occurrence in the text.
     pub fn hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
         let mut hits: Vec<Vec<String>> = vec![Vec::new(); detector_count];
-        for id in self.set.find(text) {
-            match &self.owners {
-                Owners::Listed(owners) => {
+        match self {
+            KeywordIndex::Listed { set, owners } => {
+                for id in set.find(text) {
                     let (kw, ds) = &owners[id];
                     for &d in ds {
                         hits[d].push(kw.clone());
                     }
                 }
-                Owners::Builtin { index, detector_at } => {
+            }
+            KeywordIndex::Builtin { index, detector_at } => {
+                for id in index.set.find(text) {
                     let (kw, positions) = index.owners[id];
                     for &p in positions {
                         if let Some(Some(d)) = detector_at.get(usize::from(p)) {
