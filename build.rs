@@ -9,11 +9,9 @@
 //! data several times faster. What every hook call reads is embedded as
 //! Rust data, read without parsing: the "head" of each detector (name,
 //! events, tools, keywords: what Layer 1 needs, so that an event no keyword
-//! hits never reads prompts and patterns), the keyword indexes of the
-//! built-in detectors (one per set of event kinds), and the head of each
-//! adapter (what agent detection needs, so that only the adapter picked is
-//! parsed). A built-in file that is not valid YAML fails the build here, not
-//! at run time; whether it fits the typed schema is checked by unit tests
+//! hits never reads prompts and patterns) and the keyword indexes of the
+//! built-in detectors (one per set of event kinds). A built-in file that is
+//! not valid YAML fails the build here, not at run time; whether it fits the typed schema is checked by unit tests
 //! that compare each embedded form with the YAML file.
 
 // The literal gates and the ASCII builds' HIRs of the built-in patterns are
@@ -64,11 +62,9 @@ fn main() {
         let mut json = format!(
             "/// Built-in `{dir}/*.yaml` files pre-parsed into JSON: (file stem, JSON).\npub const {upper}_JSON: &[(&str, &str)] = &[\n"
         );
-        let mut heads = if dir == "detectors" {
-            "/// The Layer-1 part of each built-in detector, in file order.\npub static DETECTOR_HEADS: &[BuiltinHead] = &[\n".to_string()
-        } else {
-            "/// The detection part of each built-in adapter, in file order.\npub static ADAPTER_HEADS: &[crate::adapter::AdapterHead] = &[\n".to_string()
-        };
+        let mut heads = String::from(
+            "/// The Layer-1 part of each built-in detector, in file order.\npub static DETECTOR_HEADS: &[BuiltinHead] = &[\n",
+        );
         for path in files {
             println!("cargo:rerun-if-changed={}", path.display());
             let stem = path
@@ -101,16 +97,16 @@ fn main() {
                 let (head, events, keywords) = detector_head(stem, &value);
                 heads.push_str(&head);
                 detector_keywords.push((events, keywords));
-                continue;
             }
-            heads.push_str(&adapter_head(stem, &value));
         }
         for part in [&mut yaml, &mut json, &mut heads] {
             part.push_str("];\n");
         }
         code.push_str(&yaml);
         code.push_str(&json);
-        code.push_str(&heads);
+        if dir == "detectors" {
+            code.push_str(&heads);
+        }
     }
     code.push_str(
         "/// Each built-in signal and bypass pattern, prepared, sorted by pattern:\n/// (pattern, encoded literal gate (see `engine::gate`), encoded HIR of its\n/// ASCII build or \"\" (see `engine::ascii_hir`)).\npub const PATTERN_PREP: &[(&str, &str, &str)] = &[\n",
@@ -142,75 +138,6 @@ fn main() {
     }
     code.push_str("];\n");
     fs::write(Path::new(&out).join("builtin.rs"), code).expect("write builtin.rs");
-}
-
-/// The `AdapterHead` of `adapters/{stem}.yaml` (a Rust expression, in
-/// `ADAPTER_HEADS`): what agent detection reads, as constant data.
-fn adapter_head(stem: &str, value: &serde_json::Value) -> String {
-    let file = format!("adapters/{stem}.yaml");
-    // `&[Cow::Borrowed("a"), ...]` of the strings at `key` of `v`.
-    let names = |v: &serde_json::Value, key: &str| -> String {
-        let items: Vec<String> = string_list(&file, v, key)
-            .iter()
-            .map(|x| format!("Cow::Borrowed({x:?})"))
-            .collect();
-        format!("&[{}]", items.join(", "))
-    };
-    // The same as a `Names` (a `Cow` of that list).
-    let cow_names = |v: &serde_json::Value, key: &str| format!("Cow::Borrowed({})", names(v, key));
-    let rules = |key: &str, ty: &str, fields: &[&str]| -> String {
-        let list = value
-            .get(key)
-            .and_then(|v| v.as_array())
-            .cloned()
-            .unwrap_or_default();
-        let rules: Vec<String> = list
-            .iter()
-            .map(|rule| {
-                let object = rule
-                    .as_object()
-                    .unwrap_or_else(|| panic!("{file}: each `{key}` entry must be a map"));
-                if let Some(k) = object.keys().find(|k| !fields.contains(&k.as_str())) {
-                    panic!("{file}: unknown field `{k}` in `{key}`");
-                }
-                let mut parts: Vec<String> = ["keys", "absent"]
-                    .iter()
-                    .map(|f| format!("{f}: {}", cow_names(rule, f)))
-                    .collect();
-                if ty == "DetectRule" {
-                    parts.push(format!("event_in: {}", cow_names(rule, "event_in")));
-                } else {
-                    let event = rule
-                        .get("event")
-                        .and_then(|e| e.as_str())
-                        .unwrap_or_else(|| panic!("{file}: each `{key}` entry needs an `event`"));
-                    parts.push(format!("event: Cow::Borrowed({event:?})"));
-                }
-                format!("crate::adapter::{ty} {{ {} }}", parts.join(", "))
-            })
-            .collect();
-        format!("&[{}]", rules.join(", "))
-    };
-    let name = value
-        .get("name")
-        .and_then(|n| n.as_str())
-        .unwrap_or_else(|| panic!("{file}: `name` is missing"));
-    let priority = value.get("priority").map_or(0, |p| {
-        p.as_i64()
-            .and_then(|p| i32::try_from(p).ok())
-            .unwrap_or_else(|| panic!("{file}: `priority` must be an integer"))
-    });
-    let default_event = match value.get("default_event").and_then(|e| e.as_str()) {
-        Some(e) => format!("Some({e:?})"),
-        None => "None".to_string(),
-    };
-    format!(
-        "    crate::adapter::AdapterHead {{ name: {name:?}, aliases: &{:?}, detect: {}, priority: {priority}, event_field: {}, event_rules: {}, default_event: {default_event} }},\n",
-        string_list(&file, value, "aliases"),
-        rules("detect", "DetectRule", &["keys", "absent", "event_in"]),
-        names(value, "event_field"),
-        rules("event_rules", "EventRule", &["keys", "absent", "event"]),
-    )
 }
 
 /// The strings listed at `key` of `value` (none when absent); a value of

@@ -1,8 +1,6 @@
 //! The files embedded at build time: the default config, the built-in
 //! detectors and the built-in adapters (see `build.rs`).
 
-use std::borrow::Cow;
-
 include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 
 /// The default config (`config.yaml`), the lowest config layer.

@@ -10,7 +10,7 @@ mod detect;
 mod parse;
 mod render;
 
-pub use detect::{detect_agent, Detectable};
+pub use detect::detect_agent;
 pub use parse::ParseError;
 pub use render::HookOutput;
 
@@ -18,7 +18,6 @@ use crate::event::{Event, EventKind};
 use crate::verdict::{Decision, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// One agent's protocol, as written in `adapters/<name>.yaml`.
@@ -41,7 +40,7 @@ pub struct AdapterSpec {
     pub priority: i32,
     /// Where the native event name is (first path present wins).
     #[serde(default)]
-    pub event_field: Names,
+    pub event_field: Vec<String>,
     /// Rules that name the event from the payload's shape, for agents whose
     /// payload carries no event name (Copilot's camelCase dialect); tried in
     /// order when no `event_field` path is present.
@@ -85,18 +84,14 @@ pub struct AdapterSpec {
 pub struct DetectRule {
     /// Paths that must all be present.
     #[serde(default)]
-    pub keys: Names,
+    pub keys: Vec<String>,
     /// Paths that must all be absent.
     #[serde(default)]
-    pub absent: Names,
+    pub absent: Vec<String>,
     /// The native event name must be one of these (when given).
     #[serde(default)]
-    pub event_in: Names,
+    pub event_in: Vec<String>,
 }
-
-/// A list of names or paths: owned when read from a file, borrowed from
-/// the binary in the built-in adapters' heads ([`AdapterHead`]).
-pub type Names = Cow<'static, [Cow<'static, str>]>;
 
 /// Names the event from the payload's shape: every key present, every
 /// `absent` key missing.
@@ -105,12 +100,12 @@ pub type Names = Cow<'static, [Cow<'static, str>]>;
 pub struct EventRule {
     /// Paths that must all be present.
     #[serde(default)]
-    pub keys: Names,
+    pub keys: Vec<String>,
     /// Paths that must all be absent.
     #[serde(default)]
-    pub absent: Names,
+    pub absent: Vec<String>,
     /// The native event name the payload then stands for.
-    pub event: Cow<'static, str>,
+    pub event: String,
 }
 
 /// Where the assistant's text is kept between two events of one session:
@@ -251,79 +246,6 @@ impl AdapterSpec {
     ) -> HookOutput {
         render::render(self, event_kind, native_event, verdict, ask_as)
     }
-}
-
-/// Where an adapter finds a payload's native event name (see
-/// [`AdapterSpec::event_field`] and the two fields after it).
-#[derive(Debug, Clone, Copy)]
-pub struct EventNaming<'a> {
-    /// Paths of the event name, first present wins.
-    pub event_field: &'a [Cow<'static, str>],
-    /// Shapes that name the event when no path is present.
-    pub event_rules: &'a [EventRule],
-    /// The name assumed otherwise.
-    pub default_event: Option<&'a str>,
-}
-
-/// The part of an adapter that agent detection reads, for the built-in
-/// adapters: constant data that build.rs cut out of their files
-/// ([`builtin_heads`]). `guard hook` reads these for every built-in adapter
-/// and parses the full [`AdapterSpec`] only for the adapter it picks.
-#[derive(Debug)]
-pub struct AdapterHead {
-    /// See [`AdapterSpec::name`].
-    pub name: &'static str,
-    /// See [`AdapterSpec::aliases`].
-    pub aliases: &'static [&'static str],
-    /// See [`AdapterSpec::detect`].
-    pub detect: &'static [DetectRule],
-    /// See [`AdapterSpec::priority`].
-    pub priority: i32,
-    /// See [`AdapterSpec::event_field`].
-    pub event_field: &'static [Cow<'static, str>],
-    /// See [`AdapterSpec::event_rules`].
-    pub event_rules: &'static [EventRule],
-    /// See [`AdapterSpec::default_event`].
-    pub default_event: Option<&'static str>,
-}
-
-impl AdapterHead {
-    /// Whether `name` is this adapter's name or one of its aliases.
-    pub fn answers_to(&self, name: &str) -> bool {
-        self.name == name || self.aliases.contains(&name)
-    }
-}
-
-macro_rules! detectable {
-    ($t:ty) => {
-        impl Detectable for $t {
-            fn name(&self) -> &str {
-                &self.name
-            }
-            fn priority(&self) -> i32 {
-                self.priority
-            }
-            fn detect(&self) -> &[DetectRule] {
-                &self.detect
-            }
-            fn naming(&self) -> EventNaming<'_> {
-                EventNaming {
-                    event_field: &self.event_field,
-                    event_rules: &self.event_rules,
-                    default_event: self.default_event.as_deref(),
-                }
-            }
-        }
-    };
-}
-detectable!(AdapterSpec);
-detectable!(AdapterHead);
-
-/// The detection heads of every built-in adapter, in file order: constant
-/// data that build.rs wrote from the adapter files (nothing is parsed,
-/// built or freed).
-pub fn builtin_heads() -> &'static [AdapterHead] {
-    crate::builtin::ADAPTER_HEADS
 }
 
 /// Parses a built-in adapter from its pre-parsed JSON form (see `build.rs`):

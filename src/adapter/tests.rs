@@ -161,26 +161,3 @@ fn every_pre_parsed_builtin_adapter_is_its_yaml_file() {
         assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
     }
 }
-
-/// The detection heads that build.rs wrote as code are the adapter files'.
-#[test]
-fn every_builtin_adapter_head_is_its_yaml_file() {
-    let heads = crate::adapter::builtin_heads();
-    assert_eq!(heads.len(), crate::builtin::ADAPTERS.len());
-    for (head, (stem, yaml)) in heads.iter().zip(crate::builtin::ADAPTERS) {
-        // Leaked: a head borrows for the whole program, as the embedded ones do.
-        let spec: &'static AdapterSpec =
-            Box::leak(Box::new(AdapterSpec::parse(stem, yaml).unwrap()));
-        let aliases: Vec<&'static str> = spec.aliases.iter().map(String::as_str).collect();
-        let from_yaml = crate::adapter::AdapterHead {
-            name: &spec.name,
-            aliases: aliases.leak(),
-            detect: &spec.detect,
-            priority: spec.priority,
-            event_field: &spec.event_field,
-            event_rules: &spec.event_rules,
-            default_event: spec.default_event.as_deref(),
-        };
-        assert_eq!(format!("{head:?}"), format!("{from_yaml:?}"), "{stem}");
-    }
-}

@@ -204,16 +204,13 @@ fn failure_output(
 
 fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
     let started = Instant::now();
-    // Detection reads the small heads of every built-in adapter; only the
-    // adapters picked (the named one, and the detected one when it differs)
-    // are parsed in full.
-    let heads = adapter::builtin_heads();
+    let (adapters, _) = adapter::builtins();
     let named = |n: &str| {
-        heads
+        adapters
             .iter()
-            .find(|h| h.name == n)
-            .or_else(|| heads.iter().find(|h| h.answers_to(n)))
-            .and_then(|h| adapter::find(h.name))
+            .find(|a| a.name == n)
+            .or_else(|| adapters.iter().find(|a| a.answers_to(n)))
+            .cloned()
     };
     let arg_spec = input
         .agent
@@ -237,24 +234,18 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
             return failure_output(&arg_spec, EventKind::Other, "", None, &what);
         }
     };
-    let detected = adapter::detect_agent(heads, &payload);
+    let detected = adapter::detect_agent(&adapters, &payload);
     let mut mismatch = None;
     let spec = match (&input.agent, detected) {
-        (Some(_), Some(d)) if !d.detect.is_empty() && !arg_spec.answers_to(d.name) => {
-            match adapter::find(d.name) {
-                Some(d) => {
-                    mismatch = Some(format!(
-                        "guard hook {} received a {} payload; treated as {}",
-                        arg_spec.name, d.name, d.name
-                    ));
-                    d
-                }
-                None => arg_spec,
-            }
+        (Some(_), Some(d)) if !d.detect.is_empty() && !arg_spec.answers_to(&d.name) => {
+            mismatch = Some(format!(
+                "guard hook {} received a {} payload; treated as {}",
+                arg_spec.name, d.name, d.name
+            ));
+            d.clone()
         }
-        (Some(_), _) => arg_spec,
-        (None, Some(d)) if d.name != arg_spec.name => adapter::find(d.name).unwrap_or(arg_spec),
-        (None, _) => arg_spec,
+        (None, Some(d)) if d.name != arg_spec.name => d.clone(),
+        _ => arg_spec,
     };
     let mut event = match spec.parse_payload(payload) {
         Ok(e) => e,
