@@ -77,7 +77,7 @@ pub fn check_payload(data: &[u8]) {
 pub fn hook_agents() -> Vec<Option<String>> {
     let mut agents = vec![None, Some("no-such-agent".to_string())];
     agents.extend(
-        crate::builtin::ADAPTERS
+        crate::builtin::adapters()
             .iter()
             .map(|(name, _)| Some(name.to_string())),
     );

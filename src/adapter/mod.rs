@@ -248,28 +248,25 @@ impl AdapterSpec {
     }
 }
 
-/// Parses a built-in adapter from its pre-parsed JSON form (see `build.rs`):
-/// `guard hook` reads adapters on every call, and JSON reads several times
-/// faster than YAML. Should the JSON not fit the schema, the YAML is parsed
-/// instead, so that the error names the file's line and column.
-fn parse_builtin(stem: &str, source_name: &str) -> Option<Result<AdapterSpec, AdapterError>> {
-    let json = crate::builtin::ADAPTERS_JSON
+/// A built-in adapter, by file stem, read from its pre-parsed JSON form
+/// (see `build.rs`): `guard hook` reads adapters on every call, and JSON
+/// reads several times faster than YAML. The unit tests read every one.
+pub fn builtin(stem: &str) -> Option<Result<AdapterSpec, AdapterError>> {
+    let (_, json) = crate::builtin::adapters()
         .iter()
-        .find(|(s, _)| *s == stem)?
-        .1;
-    if let Ok(spec) = serde_json::from_str(json) {
-        return Some(Ok(spec));
-    }
-    let yaml = crate::builtin::ADAPTERS.iter().find(|(s, _)| *s == stem)?.1;
-    Some(AdapterSpec::parse(source_name, yaml))
+        .find(|(s, _)| *s == stem)?;
+    Some(serde_json::from_str(json.get()).map_err(|e| AdapterError {
+        source_name: format!("adapters/{stem}.yaml (embedded)"),
+        message: e.to_string(),
+    }))
 }
 
 /// Every built-in adapter, parsed (an unparsable file is skipped and reported).
 pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
     let mut specs = Vec::new();
     let mut errors = Vec::new();
-    for (stem, _) in crate::builtin::ADAPTERS_JSON {
-        match parse_builtin(stem, &format!("adapters/{stem}.yaml")) {
+    for (stem, _) in crate::builtin::adapters() {
+        match builtin(stem) {
             Some(Ok(s)) => specs.push(s),
             Some(Err(e)) => errors.push(e),
             None => {}
@@ -281,7 +278,7 @@ pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
 
 /// The built-in adapter with this name or alias.
 pub fn find(name: &str) -> Option<AdapterSpec> {
-    if let Some(Ok(spec)) = parse_builtin(name, name) {
+    if let Some(Ok(spec)) = builtin(name) {
         return Some(spec);
     }
     builtins().0.into_iter().find(|s| s.answers_to(name))

@@ -101,14 +101,14 @@ pub fn parse_layer(source: &str, text: &str) -> Result<Value, ConfigError> {
 /// The built-in layer, from the JSON that `build.rs` pre-parsed from
 /// `config.yaml`: `guard hook` loads the config on every call, and reading
 /// YAML twice (typed to check, then as a value) was a large part of its
-/// cost. The built-in file is checked against [`Config`] by the unit tests
-/// instead; should its JSON ever fail to read, the YAML path runs and its
-/// error names the line.
+/// cost. The built-in file is checked against [`Config`] by the unit tests.
 fn builtin_value() -> Result<Value, ConfigError> {
-    match serde_json::from_str::<Value>(crate::builtin::DEFAULT_CONFIG_JSON) {
-        Ok(value @ Value::Object(_)) => Ok(value),
-        _ => parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG),
-    }
+    serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).map_err(|e| ConfigError {
+        source_name: "built-in config.yaml".into(),
+        line: None,
+        column: None,
+        message: e.to_string(),
+    })
 }
 
 /// The parser's budget for one config file: a real config has a few hundred
@@ -186,11 +186,7 @@ impl FileLayers {
     /// Reads the user's, the project's and the explicit file, as far as
     /// `opts` asks for them; an explicit file that does not exist is an error.
     fn read(opts: &LoadOptions) -> Result<FileLayers, ConfigError> {
-        let mut files = FileLayers {
-            user: None,
-            project: Ok(None),
-            explicit: None,
-        };
+        let mut files = FileLayers::empty();
         if !opts.only_explicit {
             if let Some(user) = crate::paths::user_config() {
                 files.user = read_layer(&user)?;
@@ -218,6 +214,15 @@ impl FileLayers {
             }
         }
         Ok(files)
+    }
+
+    /// No file: only the built-in layer applies.
+    fn empty() -> FileLayers {
+        FileLayers {
+            user: None,
+            project: Ok(None),
+            explicit: None,
+        }
     }
 
     /// Whether only the built-in layer applies.
@@ -275,14 +280,20 @@ fn merge_files(opts: &LoadOptions, files: FileLayers) -> Result<LoadedConfig, Co
 }
 
 /// The typed config alone (and the refused project settings), as [`load`]
-/// makes it, for `guard hook`: when no config file exists, it is read
-/// straight from the embedded JSON of the agent's built-in config, without
+/// makes it, for `guard hook`: when no config file exists and the agent has
+/// no overrides, it is read straight from the embedded JSON, without
 /// building, merging and reading a value tree (a tenth of a Layer-1 miss).
 pub fn load_typed(opts: &LoadOptions) -> Result<(Config, Vec<String>), ConfigError> {
     let files = FileLayers::read(opts)?;
     if files.none() {
-        if let Ok(config) = serde_json::from_str(builtin_json(opts.agent.as_deref())) {
-            return Ok((config, Vec::new()));
+        if let Ok(config) = serde_json::from_str::<Config>(crate::builtin::DEFAULT_CONFIG_JSON) {
+            if opts
+                .agent
+                .as_ref()
+                .is_none_or(|a| !config.agents.contains_key(a))
+            {
+                return Ok((config, Vec::new()));
+            }
         }
     }
     let loaded = merge_files(opts, files)?;
@@ -312,19 +323,12 @@ impl LoadedConfig {
 /// The built-in config alone, with an agent's overrides: what applies when
 /// the user's or project's config cannot be loaded.
 pub fn builtin(agent: Option<&str>) -> Config {
-    serde_json::from_str(builtin_json(agent)).unwrap_or_default()
-}
-
-/// The built-in config as JSON, with `agent`'s overrides already merged
-/// over it by build.rs when it has some.
-fn builtin_json(agent: Option<&str>) -> &'static str {
-    agent
-        .and_then(|a| {
-            crate::builtin::AGENT_CONFIG_JSON
-                .iter()
-                .find(|(name, _)| *name == a)
-        })
-        .map_or(crate::builtin::DEFAULT_CONFIG_JSON, |(_, json)| json)
+    let opts = LoadOptions {
+        agent: agent.map(String::from),
+        only_explicit: true,
+        ..LoadOptions::default()
+    };
+    merge_files(&opts, FileLayers::empty()).map_or_else(|_| Config::default(), |l| l.config)
 }
 
 fn merge_all(layers: &[Layer]) -> Value {
@@ -481,6 +485,7 @@ mod tests {
     /// YAML file's content, and the file fits the typed schema.
     #[test]
     fn the_pre_parsed_builtin_config_is_the_yaml_file() {
+        let _typed: Config = serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).unwrap();
         let from_yaml =
             parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG).unwrap();
         let from_json: Value = serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).unwrap();

@@ -1,6 +1,5 @@
 //! Merging config values: each layer over the ones below it, then an
-//! agent's `agents.<name>` section over the result. build.rs includes this
-//! file to embed each agent's built-in config already merged.
+//! agent's `agents.<name>` section over the result.
 
 use serde_json::Value;
 

@@ -9,12 +9,51 @@
 pub mod load;
 pub mod rule;
 
-use crate::event::EventKind;
+use crate::event::{Event, EventKind};
 use crate::verdict::Decision;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+pub use crate::pattern::PatternSpec;
 pub use rule::{Rule, RuleError};
+
+/// What Layer 1's keyword pass reads of a detector: the events it applies
+/// to and its keywords. `guard hook` reads only this much of a built-in
+/// detector until one of its keywords hits (see [`load`]).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Head {
+    /// See [`DetectorSpec::name`].
+    pub name: String,
+    /// See [`DetectorSpec::events`].
+    pub events: Vec<EventKind>,
+    /// See [`DetectorSpec::tools`].
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// See [`DetectorSpec::keywords`]; the config's extra keywords are added
+    /// by [`load`].
+    pub keywords: Vec<String>,
+}
+
+impl Head {
+    /// Whether the detector applies to an event (its kind, and its tools).
+    pub fn applies(&self, event: &Event) -> bool {
+        applies_to(&self.events, &self.tools, event)
+    }
+}
+
+/// Whether a detector of these event kinds and tools applies to an event.
+pub fn applies_to(events: &[EventKind], tools: &[String], event: &Event) -> bool {
+    if !events.contains(&event.kind) {
+        return false;
+    }
+    if tools.is_empty() {
+        return true;
+    }
+    event
+        .tool
+        .as_ref()
+        .is_some_and(|t| tools.contains(&t.canonical))
+}
 
 /// One detector, as written in its YAML file.
 #[derive(Debug, Clone, Deserialize)]
@@ -53,14 +92,21 @@ pub struct DetectorSpec {
     pub reason: String,
 }
 
-/// A named regular expression (case-insensitive; `.` does not cross lines).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PatternSpec {
-    /// Stable id, shown by `guard check` and logged.
-    pub id: String,
-    /// The regex (Rust `regex` syntax).
-    pub pattern: String,
+impl DetectorSpec {
+    /// Whether the detector applies to an event (its kind, and its tools).
+    pub fn applies(&self, event: &Event) -> bool {
+        applies_to(&self.events, &self.tools, event)
+    }
+
+    /// Its [`Head`].
+    pub fn head(&self) -> Head {
+        Head {
+            name: self.name.clone(),
+            events: self.events.clone(),
+            tools: self.tools.clone(),
+            keywords: self.keywords.clone(),
+        }
+    }
 }
 
 /// What the judge is asked and how its answer is read.

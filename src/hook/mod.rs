@@ -12,7 +12,7 @@ mod watchdog;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
 use crate::config::{self, Config, LoadOptions};
-use crate::engine::{Engine, EvalOptions, Layer1Index};
+use crate::engine::{Engine, EvalOptions};
 use crate::event::{Event, EventKind};
 use crate::shell::ShellContext;
 use crate::verdict::{Decision, Verdict};
@@ -355,37 +355,19 @@ fn evaluate(
         return Ok(Verdict::allow());
     }
     fault("judge");
-    // The built-in detectors' keyword indexes are embedded; another is
-    // built where a detector that applies is not one of them.
-    let index = Layer1Index::for_event(&heads, event);
+    let engine = Engine::of_heads(heads, event);
     let subject = Engine::subject(event, cfg);
-    // Only the detectors that apply to the event find hits.
-    let hits = index.keyword_hits(&subject, heads.len());
-    let mut verdict = if hits.iter().all(Vec::is_empty) {
-        let verdict = crate::engine::all_miss_verdict(
-            heads
-                .iter()
-                .filter(|h| h.head.applies(event))
-                .map(|h| (h.head.name.as_str(), h.mode)),
-        );
-        leave_to_exit((heads, index));
-        verdict
-    } else {
-        // Only the detectors whose keywords hit are read in full.
-        let detectors = crate::detector::load::resolve_where(heads, |i| {
-            hits.get(i).is_some_and(|h| !h.is_empty())
-        })
-        .map_err(|e| e.to_string())?;
-        full_evaluate(
-            Engine::with_index(detectors, index),
-            (&subject, hits),
-            event,
-            cfg,
-            deadline,
-            state_dir,
-            ctx,
-        )
-    };
+    let hits = engine.keyword_hits(&subject);
+    let engine = engine.read_hits(&hits).map_err(|e| e.to_string())?;
+    let mut verdict = full_evaluate(
+        engine,
+        (&subject, hits),
+        event,
+        cfg,
+        deadline,
+        state_dir,
+        ctx,
+    );
     if event.kind.is_turn_end() {
         // Wait for the lock at most LOOP_LOCK_WAIT and never past the
         // deadline: a holder that died released it; one that is stuck

@@ -43,10 +43,11 @@ impl Scope {
 pub fn load_agents() -> (Vec<Agent>, Vec<InstallError>) {
     let mut agents = Vec::new();
     let mut errors = Vec::new();
-    for (stem, text) in crate::builtin::ADAPTERS {
-        let adapter = match AdapterSpec::parse(stem, text) {
-            Ok(a) => a,
-            Err(e) => {
+    for (stem, _) in crate::builtin::adapters() {
+        let adapter = match crate::adapter::builtin(stem) {
+            Some(Ok(a)) => a,
+            None => continue,
+            Some(Err(e)) => {
                 errors.push(InstallError::Spec {
                     agent: stem.to_string(),
                     message: e.to_string(),
