@@ -3,6 +3,13 @@
 //! Agent payload → [`adapter`] → [`event::Event`] → [`engine`] (Layer 1
 //! keywords and patterns, Layer 2 judge) → [`verdict::Verdict`] → adapter
 //! output. `docs/architecture.md` maps each part to its module.
+//!
+//! `unsafe` is denied here and allowed only in the two modules that make
+//! system calls std has no safe form of, each site with its `SAFETY:`
+//! reason: the hook's `SIGALRM` watchdog (`hook::watchdog`) and the judge
+//! child's process group (`judge::process`). docs/security.md lists them.
+
+#![deny(unsafe_code)]
 
 pub mod adapter;
 pub mod builtin;

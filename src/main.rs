@@ -1,5 +1,10 @@
 //! The `guard` command line. Each subcommand lives in `src/cli/`; `guard
 //! hook` is the hot path and is kept free of anything it does not need.
+//!
+//! `unsafe` is denied here as in the library, and allowed for two calls:
+//! `poll(2)` on stdin (`cli::hook`) and restoring `SIGPIPE` below.
+
+#![deny(unsafe_code)]
 
 mod cli;
 
@@ -87,15 +92,21 @@ fn plain_hook_call() -> Option<(Option<String>, Option<String>, Option<PathBuf>)
     Some((rest.next(), rest.next(), config))
 }
 
+/// Printing into a closed pipe (`guard config show | head`) then ends the
+/// process quietly, as other command-line tools do (Rust ignores `SIGPIPE`).
+#[allow(unsafe_code)]
+fn restore_sigpipe() {
+    // SAFETY: restoring the default disposition of a signal touches no memory.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
 fn main() -> ExitCode {
     if let Some((agent, payload, config)) = plain_hook_call() {
         return ExitCode::from(cli::hook::run(agent, payload, config));
     }
     let cli = Cli::parse();
     if !matches!(cli.command, Command::Hook { .. }) {
-        // Printing into a closed pipe (`guard config show | head`) ends quietly.
-        // SAFETY: restoring the default disposition of a signal is async-signal-safe.
-        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        restore_sigpipe();
     }
     let code = match cli.command {
         Command::Hook { agent, payload } => cli::hook::run(agent, payload, cli.config),

@@ -8,6 +8,7 @@ mod loop_guard;
 mod record;
 mod text_stash;
 mod turn_text;
+#[allow(unsafe_code)] // sigaction, setitimer, write and _exit in a signal handler
 mod watchdog;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
