@@ -17,6 +17,7 @@ pub mod cache;
 pub mod canary;
 pub mod envelope;
 pub mod http;
+#[allow(unsafe_code)] // waitid, pidfd_open, poll and killpg on the judge's process group
 pub mod process;
 
 pub use crate::config::JudgeConfig;
@@ -61,7 +62,7 @@ pub fn resolve_backend(cfg: &JudgeConfig) -> String {
     }
     AUTO_ORDER
         .iter()
-        .find(|p| backends::on_path(p))
+        .find(|p| crate::paths::find_program(&[p]).is_some())
         .map(|p| p.to_string())
         .unwrap_or_else(|| "none".into())
 }
