@@ -113,7 +113,8 @@ impl DetectorSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeSpec {
-    /// Bump when the prompt changes in meaning: it keys the verdict cache.
+    /// The prompt's version, for the people who edit it (the verdict cache
+    /// keys on the prompt's text itself, see `judge::cache::key`).
     #[serde(default = "one")]
     pub version: u32,
     /// The detector's prompt (the envelope adds the preamble and the text).

@@ -79,7 +79,7 @@ pub fn judge_all(
     let keys: Vec<String> = requests
         .iter()
         .zip(&redacted)
-        .map(|(r, red)| cache::key(r.detector, r.spec.version, &red.text))
+        .map(|(r, red)| cache::key(r.detector, r.spec, cfg, &backend, &red.text))
         .collect();
     let mut reports: Vec<Option<JudgeReport>> = requests
         .iter()
