@@ -100,8 +100,8 @@ fn read_stdin(wait: Duration) -> Option<Vec<u8>> {
     }
 }
 
-/// Runs the hook; returns the exit code.
-pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBuf>) -> u8 {
+/// Runs the hook: reads the payload, answers and ends the process.
+pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBuf>) -> ! {
     // The hook must not panic itself: `eprintln!` would when stderr is a
     // closed pipe, and a panic inside the panic hook aborts the process.
     std::panic::set_hook(Box::new(|info| {
@@ -110,24 +110,19 @@ pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBu
     }));
     let payload = match payload {
         Some(p) => p.into_bytes(),
-        None => match read_stdin(STDIN_WAIT) {
-            Some(buf) => buf,
-            None => {
-                let problem = format!(
-                    "no payload: stdin did not end within {} s",
-                    STDIN_WAIT.as_secs()
-                );
-                let code = hook::answer_without_payload(agent.as_deref(), &problem);
-                // Leave now: stdin may never end (and on other systems a
-                // reader thread is still blocked on it).
-                std::process::exit(code);
-            }
-        },
+        // On no payload, leave at once: stdin may never end (and on other
+        // systems a reader thread is still blocked on it).
+        None => read_stdin(STDIN_WAIT).unwrap_or_else(|| {
+            let problem = format!(
+                "no payload: stdin did not end within {} s",
+                STDIN_WAIT.as_secs()
+            );
+            hook::answer_without_payload_and_exit(agent.as_deref(), &problem)
+        }),
     };
-    let code = hook::run_and_emit(HookInput {
+    hook::answer_and_exit(HookInput {
         agent,
         payload,
         config_path: config,
-    });
-    u8::try_from(code).unwrap_or(0)
+    })
 }
