@@ -5,18 +5,18 @@
 //! YAML on each call was most of its cost; serde_json reads the same data
 //! several times faster. This writes, into `OUT_DIR`:
 //! - `config.json`: `config.yaml`;
-//! - `detectors.json`, `adapters.json`: each `detectors/*.yaml` and
-//!   `adapters/*.yaml` file as `[stem, content]`, in file-name order;
-//! - `detector-heads.json`: the part of each detector that Layer 1's
-//!   keyword pass reads (name, events, tools, keywords), so that an event no
-//!   keyword hits never reads prompts and patterns;
+//! - `detectors.jsonl`, `adapters.jsonl`: each `detectors/*.yaml` and
+//!   `adapters/*.yaml` file as one line `["<stem>",<content>]`, in file-name
+//!   order (a line is found by its stem without reading the others);
+//! - `detector-heads.jsonl`: the same for the part of each detector that
+//!   Layer 1's keyword pass reads (name, events, tools, keywords), so that
+//!   an event no keyword hits never reads prompts and patterns;
 //! - `pattern-gates.json`: the literal gate of each signal and bypass
 //!   pattern, computed with the engine's own code (`src/pattern/gate.rs`):
 //!   at run time it would cost a hit 20 M instructions for one detector.
 //!
-//! `src/builtin.rs` embeds them. A built-in file that is not valid YAML
-//! fails the build here; whether it fits the typed schema is checked by unit
-//! tests that read each embedded form into its type.
+//! `src/builtin.rs` embeds them. A file that is not valid YAML fails the
+//! build; unit tests read each embedded form into its type.
 
 #[allow(dead_code)] // Only `Gate::of_pattern` is used here.
 #[path = "src/pattern/gate.rs"]
@@ -27,8 +27,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The keys of a detector that Layer 1's keyword pass reads (see
-/// `detector::Head`).
+/// The keys of a detector that Layer 1's keyword pass reads (`detector::Head`).
 const HEAD_KEYS: [&str; 4] = ["name", "events", "tools", "keywords"];
 
 fn main() {
@@ -36,47 +35,47 @@ fn main() {
     let mut gates = Map::new();
     for dir in ["detectors", "adapters"] {
         println!("cargo:rerun-if-changed={dir}");
-        let files = yaml_files(Path::new(dir));
-        let mut entries = Vec::new();
-        let mut heads = Vec::new();
-        for path in &files {
+        let (mut entries, mut heads) = (String::new(), String::new());
+        for path in yaml_files(Path::new(dir)) {
             println!("cargo:rerun-if-changed={}", path.display());
-            let stem = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default();
-            let value = yaml_to_json(path);
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+            assert!(
+                stem.chars().all(plain),
+                "{}: use letters, digits, -_.",
+                path.display()
+            );
+            let value = yaml_to_json(&path);
             let head: Map<String, Value> = HEAD_KEYS
                 .iter()
                 .filter_map(|k| Some((k.to_string(), value.get(k)?.clone())))
                 .collect();
-            heads.push(json!([stem, head]));
+            heads.push_str(&format!("{}\n", json!([stem, head])));
             for list in ["signals", "bypasses"] {
-                for p in value
-                    .get(list)
-                    .and_then(Value::as_array)
+                let patterns = value.get(list).and_then(Value::as_array);
+                for p in patterns
                     .into_iter()
                     .flatten()
+                    .filter_map(|p| p["pattern"].as_str())
                 {
-                    if let Some(p) = p.get("pattern").and_then(Value::as_str) {
-                        gates.insert(p.to_string(), json!(gate::Gate::of_pattern(p)));
-                    }
+                    gates.insert(p.to_string(), json!(gate::Gate::of_pattern(p)));
                 }
             }
-            entries.push(json!([stem, value]));
+            entries.push_str(&format!("{}\n", json!([stem, value])));
         }
-        write(&out.join(format!("{dir}.json")), &Value::Array(entries));
+        write(&out.join(format!("{dir}.jsonl")), &entries);
         if dir == "detectors" {
-            write(&out.join("detector-heads.json"), &Value::Array(heads));
+            write(&out.join("detector-heads.jsonl"), &heads);
         }
     }
-    write(&out.join("pattern-gates.json"), &Value::Object(gates));
+    write(
+        &out.join("pattern-gates.json"),
+        &Value::Object(gates).to_string(),
+    );
     println!("cargo:rerun-if-changed=src/pattern/gate.rs");
     println!("cargo:rerun-if-changed=config.yaml");
-    write(
-        &out.join("config.json"),
-        &yaml_to_json(Path::new("config.yaml")),
-    );
+    let config = yaml_to_json(Path::new("config.yaml")).to_string();
+    write(&out.join("config.json"), &config);
     link_without_pie_when_asked();
 }
 
@@ -103,16 +102,13 @@ fn yaml_to_json(path: &Path) -> Value {
         .unwrap_or_else(|e| panic!("{} is not valid YAML: {e}", path.display()))
 }
 
-fn write(path: &Path, value: &Value) {
-    fs::write(path, value.to_string())
-        .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+fn write(path: &Path, text: &str) {
+    fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
 }
 
-/// `guard` is a position-independent executable, so the kernel loads its
-/// image at a random address (ASLR), which matters in a process that reads
-/// hostile text. `GUARD_NO_PIE=1` links it at a fixed address instead, on
-/// Linux: the loader then has fewer relocations to apply (about 60 fewer
-/// page faults per start, see docs/performance.md), for anyone measuring.
+/// `guard` is position-independent (ASLR of its image: it reads hostile
+/// text). `GUARD_NO_PIE=1` links it at a fixed address on Linux, for anyone
+/// measuring: fewer relocations at start (docs/performance.md).
 fn link_without_pie_when_asked() {
     println!("cargo:rerun-if-env-changed=GUARD_NO_PIE");
     let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();

@@ -3,12 +3,9 @@
 //! `build.rs` (serde_json reads them several times faster than YAML, and
 //! `guard hook` is a new process on every event).
 //!
-//! A detector or adapter is kept as the raw JSON of its file until it is
-//! read: `guard hook` reads the one adapter it needs and the detectors whose
-//! keywords hit, not all of them.
-
-use serde_json::value::RawValue;
-use std::sync::OnceLock;
+//! A detector or adapter is kept as the JSON text of its file until it is
+//! read: `guard hook` reads the adapters' detection parts, the one adapter
+//! it picks and the detectors whose keywords hit, not all of them.
 
 /// The default config (`config.yaml`) as written: the lowest config layer.
 pub const DEFAULT_CONFIG: &str = include_str!("../config.yaml");
@@ -17,45 +14,39 @@ pub const DEFAULT_CONFIG: &str = include_str!("../config.yaml");
 pub const DEFAULT_CONFIG_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/config.json"));
 
 /// The literal gate of each built-in signal and bypass pattern, computed by
-/// build.rs: `[[pattern, gate], ...]` (see `crate::pattern::Gate`).
+/// build.rs: `{pattern: gate}` (see `crate::pattern::Gate`).
 pub const PATTERN_GATES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/pattern-gates.json"));
 
 /// One embedded file: its stem (`detectors/<stem>.yaml`) and its content as
-/// JSON, not yet read into a type.
-pub type Embedded = (&'static str, &'static RawValue);
+/// JSON text, not yet read into a type.
+pub type Embedded = (&'static str, &'static str);
 
 /// Each built-in detector, in file-name order.
-pub fn detectors() -> &'static [Embedded] {
-    static CELL: OnceLock<Vec<Embedded>> = OnceLock::new();
-    entries(
-        &CELL,
-        include_str!(concat!(env!("OUT_DIR"), "/detectors.json")),
-    )
+pub fn detectors() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(env!("OUT_DIR"), "/detectors.jsonl")))
 }
 
 /// The part of each built-in detector that Layer 1's keyword pass reads
 /// (name, events, tools, keywords), in the order of [`detectors`].
-pub fn detector_heads() -> &'static [Embedded] {
-    static CELL: OnceLock<Vec<Embedded>> = OnceLock::new();
-    entries(
-        &CELL,
-        include_str!(concat!(env!("OUT_DIR"), "/detector-heads.json")),
-    )
+pub fn detector_heads() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(
+        env!("OUT_DIR"),
+        "/detector-heads.jsonl"
+    )))
 }
 
 /// Each built-in adapter, in file-name order.
-pub fn adapters() -> &'static [Embedded] {
-    static CELL: OnceLock<Vec<Embedded>> = OnceLock::new();
-    entries(
-        &CELL,
-        include_str!(concat!(env!("OUT_DIR"), "/adapters.json")),
-    )
+pub fn adapters() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(env!("OUT_DIR"), "/adapters.jsonl")))
 }
 
-/// The `[stem, content]` pairs of an embedded list (build.rs writes valid
-/// JSON of this shape; the unit tests read every entry into its type).
-fn entries(cell: &'static OnceLock<Vec<Embedded>>, json: &'static str) -> &'static [Embedded] {
-    cell.get_or_init(|| serde_json::from_str(json).unwrap_or_default())
+/// The entries of a list build.rs wrote: one `["<stem>",<JSON>]` per line,
+/// stems of letters, digits and `-_.` (so the line's first `",` ends it).
+fn lines(jsonl: &'static str) -> impl Iterator<Item = Embedded> {
+    jsonl.lines().filter_map(|line| {
+        let entry = line.strip_prefix("[\"")?.strip_suffix(']')?;
+        entry.split_once("\",")
+    })
 }
 
 #[cfg(test)]
@@ -64,8 +55,8 @@ mod tests {
     #[test]
     fn every_yaml_file_is_embedded() {
         for (dir, list) in [
-            ("detectors", super::detectors()),
-            ("adapters", super::adapters()),
+            ("detectors", super::detectors().collect::<Vec<_>>()),
+            ("adapters", super::adapters().collect()),
         ] {
             let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
             let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -81,8 +72,11 @@ mod tests {
             let embedded: Vec<&str> = list.iter().map(|(stem, _)| *stem).collect();
             assert_eq!(embedded, stems, "{}", dir.display());
         }
-        let heads: Vec<&str> = super::detector_heads().iter().map(|(s, _)| *s).collect();
-        let detectors: Vec<&str> = super::detectors().iter().map(|(s, _)| *s).collect();
+        let heads: Vec<&str> = super::detector_heads().map(|(s, _)| s).collect();
+        let detectors: Vec<&str> = super::detectors().map(|(s, _)| s).collect();
         assert_eq!(heads, detectors);
+        for (_, json) in super::detectors().chain(super::adapters()) {
+            assert!(serde_json::from_str::<serde_json::Value>(json).is_ok());
+        }
     }
 }

@@ -20,35 +20,17 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// One agent's protocol, as written in `adapters/<name>.yaml`.
+/// One agent's protocol, as written in `adapters/<name>.yaml`: its
+/// [`Detection`] part (whose fields it shows as its own) and the rest.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterSpec {
-    /// The name used in `guard hook <name>`.
-    pub name: String,
-    /// Other accepted names.
-    #[serde(default)]
-    pub aliases: Vec<String>,
+    /// Names, detection rules and where the event's name is.
+    #[serde(flatten)]
+    pub detection: Detection,
     /// One line for humans.
     #[serde(default)]
     pub description: String,
-    /// How to recognise this agent's payloads when `guard hook` is not told.
-    #[serde(default)]
-    pub detect: Vec<DetectRule>,
-    /// Detection priority: higher is tried first.
-    #[serde(default)]
-    pub priority: i32,
-    /// Where the native event name is (first path present wins).
-    #[serde(default)]
-    pub event_field: Vec<String>,
-    /// Rules that name the event from the payload's shape, for agents whose
-    /// payload carries no event name (Copilot's camelCase dialect); tried in
-    /// order when no `event_field` path is present.
-    #[serde(default)]
-    pub event_rules: Vec<EventRule>,
-    /// The event name to assume when the payload has none.
-    #[serde(default)]
-    pub default_event: Option<String>,
     /// Native event name → kind.
     pub events: BTreeMap<String, EventKind>,
     /// Where each normalized field is in the payload.
@@ -75,6 +57,62 @@ pub struct AdapterSpec {
     /// How `guard install` wires this agent (read by the installer).
     #[serde(default)]
     pub install: Option<Value>,
+}
+
+/// The part of an adapter that agent detection reads: `guard hook` reads it
+/// for every built-in adapter ([`detections`]), and the whole spec only of
+/// the adapter it picks.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Detection {
+    /// The name used in `guard hook <name>` (a built-in adapter's file is
+    /// `adapters/<name>.yaml`).
+    pub name: String,
+    /// Other accepted names.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// How to recognise this agent's payloads when `guard hook` is not told.
+    #[serde(default)]
+    pub detect: Vec<DetectRule>,
+    /// Detection priority: higher is tried first.
+    #[serde(default)]
+    pub priority: i32,
+    /// Where the native event name is (first path present wins).
+    #[serde(default)]
+    pub event_field: Vec<String>,
+    /// Rules that name the event from the payload's shape, for agents whose
+    /// payload carries no event name (Copilot's camelCase dialect); tried in
+    /// order when no `event_field` path is present.
+    #[serde(default)]
+    pub event_rules: Vec<EventRule>,
+    /// The event name to assume when the payload has none.
+    #[serde(default)]
+    pub default_event: Option<String>,
+}
+
+impl Detection {
+    /// Whether `name` is this adapter's name or an alias.
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.iter().any(|a| a == name)
+    }
+}
+
+impl std::ops::Deref for AdapterSpec {
+    type Target = Detection;
+    fn deref(&self) -> &Detection {
+        &self.detection
+    }
+}
+
+impl AsRef<Detection> for AdapterSpec {
+    fn as_ref(&self) -> &Detection {
+        &self.detection
+    }
+}
+
+impl AsRef<Detection> for Detection {
+    fn as_ref(&self) -> &Detection {
+        self
+    }
 }
 
 /// A detection rule: every key present (dotted paths), and optionally the
@@ -226,11 +264,6 @@ impl AdapterSpec {
         })
     }
 
-    /// Whether `name` is this adapter's name or an alias.
-    pub fn answers_to(&self, name: &str) -> bool {
-        self.name == name || self.aliases.iter().any(|a| a == name)
-    }
-
     /// Parses a payload into an event.
     pub fn parse_payload(&self, payload: Value) -> Result<Event, ParseError> {
         parse::to_event(self, payload)
@@ -248,32 +281,46 @@ impl AdapterSpec {
     }
 }
 
-/// A built-in adapter, by file stem, read from its pre-parsed JSON form
-/// (see `build.rs`): `guard hook` reads adapters on every call, and JSON
-/// reads several times faster than YAML. The unit tests read every one.
+/// A built-in adapter, by file stem (its name), read from its pre-parsed
+/// JSON form (see `build.rs`): `guard hook` reads adapters on every call,
+/// and JSON reads several times faster than YAML. The unit tests read every
+/// one.
 pub fn builtin(stem: &str) -> Option<Result<AdapterSpec, AdapterError>> {
-    let (_, json) = crate::builtin::adapters()
-        .iter()
-        .find(|(s, _)| *s == stem)?;
-    Some(serde_json::from_str(json.get()).map_err(|e| AdapterError {
-        source_name: format!("adapters/{stem}.yaml (embedded)"),
-        message: e.to_string(),
-    }))
+    let (stem, json) = crate::builtin::adapters().find(|(s, _)| *s == stem)?;
+    Some(read_json(stem, json))
 }
 
-/// Every built-in adapter, parsed (an unparsable file is skipped and reported).
+fn read_json<T: serde::de::DeserializeOwned>(stem: &str, json: &str) -> Result<T, AdapterError> {
+    serde_json::from_str(json).map_err(|e| AdapterError {
+        source_name: format!("adapters/{stem}.yaml (embedded)"),
+        message: e.to_string(),
+    })
+}
+
+/// Every built-in adapter, parsed, by priority (an unparsable file is
+/// skipped and reported).
 pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
-    let mut specs = Vec::new();
+    let (mut specs, errors) = read_all();
+    specs.sort_by_key(|s: &AdapterSpec| -s.priority);
+    (specs, errors)
+}
+
+/// The [`Detection`] part of every built-in adapter, in file order (an
+/// unparsable one is left out): what `guard hook` reads to pick an adapter.
+pub fn detections() -> Vec<Detection> {
+    read_all().0
+}
+
+fn read_all<T: serde::de::DeserializeOwned>() -> (Vec<T>, Vec<AdapterError>) {
+    let mut read = Vec::new();
     let mut errors = Vec::new();
-    for (stem, _) in crate::builtin::adapters() {
-        match builtin(stem) {
-            Some(Ok(s)) => specs.push(s),
-            Some(Err(e)) => errors.push(e),
-            None => {}
+    for (stem, json) in crate::builtin::adapters() {
+        match read_json(stem, json) {
+            Ok(s) => read.push(s),
+            Err(e) => errors.push(e),
         }
     }
-    specs.sort_by_key(|s| -s.priority);
-    (specs, errors)
+    (read, errors)
 }
 
 /// The built-in adapter with this name or alias.

@@ -1,6 +1,6 @@
 //! Payload → [`Event`], driven by the adapter's field paths.
 
-use super::AdapterSpec;
+use super::{AdapterSpec, Detection};
 use crate::event::{Event, EventKind, Tool};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -47,7 +47,7 @@ pub fn shape_matches(payload: &Value, keys: &[String], absent: &[String]) -> boo
 /// The native event name of a payload, by the adapter's rules: the first
 /// `event_field` path present, else the first `event_rules` shape that
 /// matches, else `default_event`.
-pub fn native_event(spec: &AdapterSpec, payload: &Value) -> Option<String> {
+pub fn native_event(spec: &Detection, payload: &Value) -> Option<String> {
     first(payload, &spec.event_field)
         .and_then(Value::as_str)
         .map(str::to_string)
@@ -83,7 +83,7 @@ pub fn to_event(spec: &AdapterSpec, payload: Value) -> Result<Event, ParseError>
             kind_name(&payload)
         )));
     }
-    let native = native_event(spec, &payload)
+    let native = native_event(&spec.detection, &payload)
         .ok_or_else(|| ParseError::NoEventName(spec.event_field.join(", ")))?;
     let kind = spec
         .events

@@ -151,7 +151,23 @@ fn every_pre_parsed_builtin_adapter_is_its_yaml_file() {
     for (stem, json) in crate::builtin::adapters() {
         let yaml = std::fs::read_to_string(dir.join(format!("{stem}.yaml"))).unwrap();
         let from_yaml = AdapterSpec::parse(stem, &yaml).unwrap();
-        let from_json: AdapterSpec = serde_json::from_str(json.get()).unwrap();
+        let from_json: AdapterSpec = serde_json::from_str(json).unwrap();
         assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
     }
+}
+
+/// `guard hook` finds an adapter it detected by its name: a built-in
+/// adapter's file is named after it.
+#[test]
+fn every_builtin_adapter_is_named_after_its_file() {
+    let (specs, errors) = crate::adapter::builtins();
+    assert!(errors.is_empty(), "{errors:?}");
+    for spec in &specs {
+        assert!(
+            crate::adapter::builtin(&spec.name).is_some(),
+            "{}",
+            spec.name
+        );
+    }
+    assert_eq!(specs.len(), crate::builtin::adapters().count());
 }

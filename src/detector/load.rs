@@ -104,8 +104,7 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
 /// The built-in detectors, parsed.
 pub fn builtins() -> Result<Vec<DetectorSpec>, DetectorError> {
     crate::builtin::detectors()
-        .iter()
-        .map(|(stem, json)| from_json(stem, json.get()))
+        .map(|(stem, json)| from_json(stem, json))
         .collect()
 }
 
@@ -162,8 +161,8 @@ pub struct LoadedHead {
 
 #[derive(Debug, Clone)]
 enum HeadSource {
-    /// A built-in detector, by file stem and embedded JSON: read on demand.
-    Builtin(&'static str, &'static str),
+    /// A built-in detector, by file stem: read on demand.
+    Builtin(&'static str),
     /// A user's detector file, already parsed.
     Parsed(Box<DetectorSpec>),
 }
@@ -172,7 +171,12 @@ impl LoadedHead {
     /// The whole detector, with the config's additions.
     pub fn read(self) -> Result<LoadedDetector, DetectorError> {
         let mut spec = match self.source {
-            HeadSource::Builtin(stem, json) => from_json(stem, json)?,
+            HeadSource::Builtin(stem) => {
+                let (_, json) = crate::builtin::detectors()
+                    .find(|(s, _)| *s == stem)
+                    .ok_or_else(|| DetectorError::Unknown(stem.to_string()))?;
+                from_json(stem, json)?
+            }
             HeadSource::Parsed(spec) => *spec,
         };
         spec.keywords = self.head.keywords;
@@ -250,12 +254,8 @@ pub fn heads_lenient(
     config: &Config,
 ) -> Result<(Vec<LoadedHead>, Vec<DetectorError>), DetectorError> {
     let mut entries: Vec<(Head, HeadSource)> = Vec::new();
-    for ((stem, head), (_, json)) in crate::builtin::detector_heads()
-        .iter()
-        .zip(crate::builtin::detectors())
-    {
-        let head: Head = from_json(stem, head.get())?;
-        entries.push((head, HeadSource::Builtin(stem, json.get())));
+    for (stem, head) in crate::builtin::detector_heads() {
+        entries.push((from_json(stem, head)?, HeadSource::Builtin(stem)));
     }
     let mut unknown = Vec::new();
     for (name, settings) in &config.detectors {
@@ -316,7 +316,7 @@ mod tests {
         for (stem, json) in crate::builtin::detectors() {
             let yaml = std::fs::read_to_string(dir.join(format!("{stem}.yaml"))).unwrap();
             let from_yaml = parse(stem, &yaml).unwrap();
-            let from_json: DetectorSpec = serde_json::from_str(json.get()).unwrap();
+            let from_json: DetectorSpec = serde_json::from_str(json).unwrap();
             assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
         }
     }
@@ -325,9 +325,9 @@ mod tests {
     #[test]
     fn every_embedded_head_is_its_detector_file() {
         let specs = builtins().unwrap();
-        assert_eq!(specs.len(), crate::builtin::detector_heads().len());
+        assert_eq!(specs.len(), crate::builtin::detector_heads().count());
         for (spec, (stem, head)) in specs.iter().zip(crate::builtin::detector_heads()) {
-            let head: Head = from_json(stem, head.get()).unwrap();
+            let head: Head = from_json(stem, head).unwrap();
             assert_eq!(format!("{head:?}"), format!("{:?}", spec.head()));
         }
     }

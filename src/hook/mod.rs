@@ -17,7 +17,7 @@ mod turn_text;
 #[allow(unsafe_code)] // sigaction, setitimer, write and _exit in a signal handler
 mod watchdog;
 
-use crate::adapter::{self, AdapterSpec, HookOutput};
+use crate::adapter::{self, AdapterSpec, Detection, HookOutput};
 use crate::config::{self, Config, LoadOptions};
 use crate::detector::load;
 use crate::engine::{Engine, EvalOptions};
@@ -142,7 +142,9 @@ fn run_guarded(input: HookInput, watchdog: bool) -> HookOutput {
 /// The hook, step by step; `Err` is an answer that ends it early.
 fn steps(input: HookInput, watchdog: bool, known: &mut Known) -> Result<HookOutput, HookOutput> {
     let started = Instant::now();
-    let (adapters, _) = adapter::builtins();
+    // Detection reads a small part of every built-in adapter; only the
+    // adapters picked are read in full.
+    let adapters = adapter::detections();
     let named = named_adapter(&adapters, input.agent.as_deref());
     if std::env::var("GUARD_JUDGE_ACTIVE").is_ok_and(|v| v == "1") {
         // Recursion guard: a judge's own hooks must not judge again.
@@ -185,13 +187,11 @@ fn steps(input: HookInput, watchdog: bool, known: &mut Known) -> Result<HookOutp
 
 /// The built-in adapter `guard hook` was named for (Claude Code's when it
 /// was named for none, or for one guard does not know).
-fn named_adapter(adapters: &[AdapterSpec], agent: Option<&str>) -> AdapterSpec {
+fn named_adapter(adapters: &[Detection], agent: Option<&str>) -> AdapterSpec {
     let named = |n: &str| {
-        adapters
-            .iter()
-            .find(|a| a.name == n)
-            .or_else(|| adapters.iter().find(|a| a.answers_to(n)))
-            .cloned()
+        let d = (adapters.iter().find(|a| a.name == n))
+            .or_else(|| adapters.iter().find(|a| a.answers_to(n)))?;
+        adapter::find(&d.name)
     };
     agent
         .and_then(named)
@@ -216,20 +216,27 @@ fn read_payload(payload: &[u8], named: &AdapterSpec) -> Result<serde_json::Value
 /// was named for another agent (Cursor and Copilot run hooks installed for
 /// Claude Code) or for none; with the mismatch noted for the log.
 fn pick_adapter(
-    adapters: &[AdapterSpec],
+    adapters: &[Detection],
     named: AdapterSpec,
     was_named: bool,
     payload: &serde_json::Value,
 ) -> (AdapterSpec, Option<String>) {
-    match adapter::detect_agent(adapters, payload) {
+    let detected = adapter::detect_agent(adapters, payload);
+    let other = |d: &Detection| adapter::find(&d.name);
+    match detected {
         Some(d) if was_named && !d.detect.is_empty() && !named.answers_to(&d.name) => {
-            let note = format!(
-                "guard hook {} received a {} payload; treated as {}",
-                named.name, d.name, d.name
-            );
-            (d.clone(), Some(note))
+            match other(d) {
+                Some(spec) => {
+                    let note = format!(
+                        "guard hook {} received a {} payload; treated as {}",
+                        named.name, d.name, d.name
+                    );
+                    (spec, Some(note))
+                }
+                None => (named, None),
+            }
         }
-        Some(d) if !was_named && d.name != named.name => (d.clone(), None),
+        Some(d) if !was_named && d.name != named.name => (other(d).unwrap_or(named), None),
         _ => (named, None),
     }
 }

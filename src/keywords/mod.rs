@@ -48,19 +48,31 @@ impl Anchors {
             filter[word] |= bits;
         }
         // Each keyword once per bucket (a three-byte keyword's windows may
-        // share one), in id order.
-        let mut by_bucket: Vec<(usize, u32)> =
-            entries.iter().map(|&(h, id)| (bucket(h), id)).collect();
-        by_bucket.sort_unstable();
-        by_bucket.dedup();
+        // share one), in id order: the entries come in id order, and a
+        // counting sort into buckets keeps it (a comparison sort of the
+        // ~3000 entries was a quarter of a hook's own work).
+        let mut last = vec![u32::MAX; BUCKETS];
+        let mut kept: Vec<(usize, u32)> = Vec::with_capacity(entries.len());
+        for &(window, id) in entries {
+            let b = bucket(window);
+            if last[b] != id {
+                last[b] = id;
+                kept.push((b, id));
+            }
+        }
         let mut starts = vec![0u32; BUCKETS + 1];
-        for &(b, _) in &by_bucket {
+        for &(b, _) in &kept {
             starts[b + 1] += 1;
         }
         for b in 0..BUCKETS {
             starts[b + 1] += starts[b];
         }
-        let ids: Vec<u32> = by_bucket.iter().map(|&(_, id)| id).collect();
+        let mut next = starts.clone();
+        let mut ids = vec![0u32; kept.len()];
+        for &(b, id) in &kept {
+            ids[next[b] as usize] = id;
+            next[b] += 1;
+        }
         Some(Anchors {
             filter,
             starts,
