@@ -8,6 +8,7 @@
 
 mod layers;
 mod merge;
+mod tighten;
 
 use crate::event::EventKind;
 use crate::verdict::Decision;
