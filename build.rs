@@ -11,9 +11,10 @@
 //! - `detector-heads.jsonl`: the same for the part of each detector that
 //!   Layer 1's keyword pass reads (name, events, tools, keywords), so that
 //!   an event no keyword hits never reads prompts and patterns;
-//! - `pattern-gates.json`: the literal gate of each signal and bypass
-//!   pattern, computed with the engine's own code (`src/pattern/gate.rs`):
-//!   at run time it would cost a hit 20 M instructions for one detector.
+//! - `pattern-gates.jsonl`: the literal gates of each detector's signals and
+//!   bypasses, encoded, computed with the engine's own code
+//!   (`src/pattern/gate.rs`): at run time they would cost a hit 20 M
+//!   instructions for one detector.
 //!
 //! `src/builtin.rs` embeds them. A file that is not valid YAML fails the
 //! build; unit tests read each embedded form into its type.
@@ -32,10 +33,9 @@ const HEAD_KEYS: [&str; 4] = ["name", "events", "tools", "keywords"];
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let mut gates = Map::new();
     for dir in ["detectors", "adapters"] {
         println!("cargo:rerun-if-changed={dir}");
-        let (mut entries, mut heads) = (String::new(), String::new());
+        let (mut entries, mut heads, mut gates) = (String::new(), String::new(), String::new());
         for path in yaml_files(Path::new(dir)) {
             println!("cargo:rerun-if-changed={}", path.display());
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
@@ -51,27 +51,25 @@ fn main() {
                 .filter_map(|k| Some((k.to_string(), value.get(k)?.clone())))
                 .collect();
             heads.push_str(&format!("{}\n", json!([stem, head])));
-            for list in ["signals", "bypasses"] {
-                let patterns = value.get(list).and_then(Value::as_array);
-                for p in patterns
-                    .into_iter()
+            let gates_of = |list: &str| -> Vec<String> {
+                let patterns = value.get(list).and_then(Value::as_array).into_iter();
+                let patterns = patterns
                     .flatten()
-                    .filter_map(|p| p["pattern"].as_str())
-                {
-                    gates.insert(p.to_string(), json!(gate::Gate::of_pattern(p)));
-                }
-            }
+                    .map(|p| p["pattern"].as_str().unwrap_or(""));
+                patterns
+                    .map(|p| gate::Gate::of_pattern(p).encode())
+                    .collect()
+            };
+            let lists = json!({"signals": gates_of("signals"), "bypasses": gates_of("bypasses")});
+            gates.push_str(&format!("{}\n", json!([stem, lists])));
             entries.push_str(&format!("{}\n", json!([stem, value])));
         }
         write(&out.join(format!("{dir}.jsonl")), &entries);
         if dir == "detectors" {
             write(&out.join("detector-heads.jsonl"), &heads);
+            write(&out.join("pattern-gates.jsonl"), &gates);
         }
     }
-    write(
-        &out.join("pattern-gates.json"),
-        &Value::Object(gates).to_string(),
-    );
     println!("cargo:rerun-if-changed=src/pattern/gate.rs");
     println!("cargo:rerun-if-changed=config.yaml");
     let config = yaml_to_json(Path::new("config.yaml")).to_string();

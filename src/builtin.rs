@@ -13,10 +13,6 @@ pub const DEFAULT_CONFIG: &str = include_str!("../config.yaml");
 /// The default config pre-parsed into JSON.
 pub const DEFAULT_CONFIG_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/config.json"));
 
-/// The literal gate of each built-in signal and bypass pattern, computed by
-/// build.rs: `{pattern: gate}` (see `crate::pattern::Gate`).
-pub const PATTERN_GATES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/pattern-gates.json"));
-
 /// One embedded file: its stem (`detectors/<stem>.yaml`) and its content as
 /// JSON text, not yet read into a type.
 pub type Embedded = (&'static str, &'static str);
@@ -32,6 +28,16 @@ pub fn detector_heads() -> impl Iterator<Item = Embedded> {
     lines(include_str!(concat!(
         env!("OUT_DIR"),
         "/detector-heads.jsonl"
+    )))
+}
+
+/// The literal gates of each built-in detector's patterns, encoded (see
+/// `crate::pattern::Gate::encode`): `{"signals": [...], "bypasses": [...]}`
+/// in the order of its file, in the order of [`detectors`].
+pub fn pattern_gates() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(
+        env!("OUT_DIR"),
+        "/pattern-gates.jsonl"
     )))
 }
 

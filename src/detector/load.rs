@@ -8,6 +8,7 @@
 use super::{DetectorSpec, Head, PatternSpec, Rule};
 use crate::config::{Config, Mode};
 use crate::event::Event;
+use std::borrow::Cow;
 use std::path::Path;
 
 /// A detector ready for the engine.
@@ -104,15 +105,36 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
 /// The built-in detectors, parsed.
 pub fn builtins() -> Result<Vec<DetectorSpec>, DetectorError> {
     crate::builtin::detectors()
-        .map(|(stem, json)| from_json(stem, json))
+        .map(|(stem, json)| read_builtin(stem, json))
         .collect()
+}
+
+/// A built-in detector from its embedded JSON, with the literal gates
+/// build.rs computed for its patterns.
+fn read_builtin(stem: &'static str, json: &str) -> Result<DetectorSpec, DetectorError> {
+    #[derive(serde::Deserialize)]
+    struct Gates {
+        signals: Vec<Cow<'static, str>>,
+        bypasses: Vec<Cow<'static, str>>,
+    }
+    let mut spec: DetectorSpec = from_json(stem, json)?;
+    if let Some((_, gates)) = crate::builtin::pattern_gates().find(|(s, _)| *s == stem) {
+        let gates: Gates = from_json(stem, gates)?;
+        for (p, g) in spec.signals.iter_mut().zip(gates.signals) {
+            p.builtin_gate = Some(g);
+        }
+        for (p, g) in spec.bypasses.iter_mut().zip(gates.bypasses) {
+            p.builtin_gate = Some(g);
+        }
+    }
+    Ok(spec)
 }
 
 /// Reads one embedded form (a built-in detector's JSON, or its head) into
 /// its type. The JSON was written by build.rs from the detector's file, and
 /// the unit tests read every one: an error here is a bug, reported with the
 /// file's name rather than a panic.
-fn from_json<'a, T: serde::Deserialize<'a>>(stem: &str, json: &'a str) -> Result<T, DetectorError> {
+fn from_json<T: serde::de::DeserializeOwned>(stem: &str, json: &str) -> Result<T, DetectorError> {
     serde_json::from_str(json).map_err(|e| DetectorError::Parse {
         source_name: format!("detectors/{stem}.yaml (embedded)"),
         line: None,
@@ -175,7 +197,7 @@ impl LoadedHead {
                 let (_, json) = crate::builtin::detectors()
                     .find(|(s, _)| *s == stem)
                     .ok_or_else(|| DetectorError::Unknown(stem.to_string()))?;
-                from_json(stem, json)?
+                read_builtin(stem, json)?
             }
             HeadSource::Parsed(spec) => *spec,
         };
@@ -330,5 +352,23 @@ mod tests {
             let head: Head = from_json(stem, head).unwrap();
             assert_eq!(format!("{head:?}"), format!("{:?}", spec.head()));
         }
+    }
+
+    /// The embedded gates are the ones computed at run time, each on its
+    /// own pattern.
+    #[test]
+    fn every_embedded_gate_is_its_patterns() {
+        let mut checked = 0;
+        for spec in builtins().unwrap() {
+            for p in spec.signals.iter().chain(&spec.bypasses) {
+                let embedded = p.builtin_gate.as_deref().expect(&p.id);
+                assert_eq!(
+                    embedded,
+                    crate::pattern::Gate::of_pattern(&p.pattern).encode()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 }

@@ -11,19 +11,72 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// A keyword index over a list of detectors (by their index in the list):
-/// the keyword set, and keyword id → the keyword and the detectors that
-/// own it.
+/// the distinct keywords, lowercased, in one set, and for each keyword id
+/// the detectors that own it (`owners[starts[id]..starts[id + 1]]`). A few
+/// flat vectors: a hook builds and drops one on every call.
 pub(crate) struct KeywordIndex {
     set: KeywordSet,
-    owners: Vec<(String, Vec<usize>)>,
+    starts: Vec<u32>,
+    owners: Vec<u32>,
 }
 
 impl KeywordIndex {
-    /// Indexes the keyword lists of detectors, one list per detector.
+    /// Indexes the keyword lists of detectors, one list per detector, in
+    /// order of first appearance; empty keywords are left out.
     pub fn new<'a>(lists: impl Iterator<Item = &'a [String]>) -> KeywordIndex {
-        let owners = keyword_owners(lists.enumerate());
-        let set = KeywordSet::new(owners.iter().map(|(k, _)| k.as_str()));
-        KeywordIndex { set, owners }
+        let mut keywords: Vec<Cow<'a, str>> = Vec::new();
+        // Keyword → its id (a linear search was quadratic in the ~660
+        // built-in keywords). Keys borrow the caller's keywords when
+        // lowercasing changes nothing (nearly all).
+        let mut ids: HashMap<Cow<'a, str>, u32, BuildFnv> =
+            HashMap::with_capacity_and_hasher(1024, BuildFnv);
+        // (keyword id, owner), each pair once, owners in order.
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        let mut last_owner: Vec<u32> = Vec::new();
+        for (owner, list) in lists.enumerate() {
+            let owner = owner as u32;
+            for kw in list {
+                let kw: Cow<'a, str> =
+                    if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+                        Cow::Owned(kw.to_lowercase())
+                    } else {
+                        Cow::Borrowed(kw)
+                    };
+                if kw.is_empty() {
+                    continue;
+                }
+                let id = *ids.entry(kw).or_insert_with_key(|kw| {
+                    keywords.push(kw.clone());
+                    last_owner.push(u32::MAX);
+                    keywords.len() as u32 - 1
+                });
+                if last_owner[id as usize] != owner {
+                    last_owner[id as usize] = owner;
+                    pairs.push((id, owner));
+                }
+            }
+        }
+        // Owners grouped by keyword id, by a counting sort that keeps their
+        // order.
+        let mut starts = vec![0u32; keywords.len() + 1];
+        for &(id, _) in &pairs {
+            starts[id as usize + 1] += 1;
+        }
+        for i in 0..keywords.len() {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut owners = vec![0u32; pairs.len()];
+        for &(id, owner) in &pairs {
+            owners[next[id as usize] as usize] = owner;
+            next[id as usize] += 1;
+        }
+        let set = KeywordSet::new(keywords.iter().map(|k| k.as_ref()));
+        KeywordIndex {
+            set,
+            starts,
+            owners,
+        }
     }
 
     /// Which keywords hit, per detector index (`detector_count` lists), each
@@ -31,54 +84,15 @@ impl KeywordIndex {
     pub fn hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
         let mut hits: Vec<Vec<String>> = vec![Vec::new(); detector_count];
         for id in self.set.find(text) {
-            let (kw, ds) = &self.owners[id];
-            for &d in ds {
-                if let Some(list) = hits.get_mut(d) {
-                    list.push(kw.clone());
+            let owners = &self.owners[self.starts[id] as usize..self.starts[id + 1] as usize];
+            for &d in owners {
+                if let Some(list) = hits.get_mut(d as usize) {
+                    list.push(self.set.keyword_text(id).to_string());
                 }
             }
         }
         hits
     }
-}
-
-/// The distinct keywords of some owners' keyword lists, lowercased, in
-/// order of first appearance, each with the owners that list it. Empty
-/// keywords are left out.
-fn keyword_owners<'a>(
-    lists: impl Iterator<Item = (usize, &'a [String])>,
-) -> Vec<(String, Vec<usize>)> {
-    let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
-    // Keyword → its place in `owners` (a linear search was quadratic in the
-    // ~470 built-in keywords). Keys borrow the caller's keywords when
-    // lowercasing changes nothing (nearly all).
-    let mut position: HashMap<Cow<'a, str>, usize, BuildFnv> =
-        HashMap::with_capacity_and_hasher(512, BuildFnv);
-    for (owner, keywords) in lists {
-        for kw in keywords {
-            let kw: Cow<'a, str> = if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
-                Cow::Owned(kw.to_lowercase())
-            } else {
-                Cow::Borrowed(kw)
-            };
-            if kw.is_empty() {
-                continue;
-            }
-            match position.get(&kw) {
-                Some(&at) => {
-                    let ds = &mut owners[at].1;
-                    if !ds.contains(&owner) {
-                        ds.push(owner)
-                    }
-                }
-                None => {
-                    owners.push((kw.to_string(), vec![owner]));
-                    position.insert(kw, owners.len() - 1);
-                }
-            }
-        }
-    }
-    owners
 }
 
 /// FNV-1a, for a map of short keys that no attacker chooses (the detectors'

@@ -20,7 +20,8 @@ use std::sync::OnceLock;
 /// text cannot match and is never compiled.
 #[derive(Default)]
 struct Gated {
-    gate: OnceLock<Cow<'static, Gate>>,
+    /// The literal gate, encoded.
+    gate: OnceLock<Cow<'static, str>>,
     regex: OnceLock<Result<Matcher, String>>,
     /// The cheaper build for pure-ASCII text (`None`: the pattern needs
     /// the Unicode build).
@@ -30,22 +31,22 @@ struct Gated {
     ascii_boundaries: OnceLock<Option<Matcher>>,
 }
 
-/// The gate of `pattern`: computed by build.rs for the built-in patterns,
-/// here for the user's.
-fn gate_of(pattern: &str) -> Cow<'static, Gate> {
-    match crate::pattern::builtin_gate(pattern) {
-        Some(gate) => Cow::Borrowed(gate),
-        None => Cow::Owned(Gate::of_pattern(pattern)),
+/// The encoded gate of a pattern: computed by build.rs for the built-in
+/// patterns, here for the user's.
+fn gate_of(p: &PatternSpec) -> Cow<'static, str> {
+    match &p.builtin_gate {
+        Some(gate) => gate.clone(),
+        None => Cow::Owned(Gate::of_pattern(&p.pattern).encode()),
     }
 }
 
-/// The ASCII build of a built-in `pattern`. A user's pattern always takes
-/// the Unicode build: that is the build whose errors and size limits `guard
+/// The ASCII build of a built-in pattern. A user's pattern always takes the
+/// Unicode build: that is the build whose errors and size limits `guard
 /// config validate` reports, and an ASCII build could accept what it
 /// refuses (`\w{1000}` is small over ASCII).
-fn ascii_build_of(pattern: &str) -> Option<Matcher> {
-    crate::pattern::builtin_gate(pattern)?;
-    Matcher::for_ascii_text(pattern)
+fn ascii_build_of(p: &PatternSpec) -> Option<Matcher> {
+    p.builtin_gate.as_ref()?;
+    Matcher::for_ascii_text(&p.pattern)
 }
 
 /// Which of a detector's pattern lists.
@@ -88,7 +89,7 @@ impl Job<'_> {
     fn compile_for(&self, class: TextClass) -> Result<&Matcher, &String> {
         let pattern = &self.pattern.pattern;
         let cheaper = match class {
-            TextClass::Ascii => self.slot.ascii.get_or_init(|| ascii_build_of(pattern)),
+            TextClass::Ascii => self.slot.ascii.get_or_init(|| ascii_build_of(self.pattern)),
             TextClass::NoWordCharBeyondAscii => self
                 .slot
                 .ascii_boundaries
@@ -274,7 +275,7 @@ impl Layer1Index {
             .zip(self.slots(index, d, list))
             .enumerate()
             .filter(|(_, (p, g))| {
-                let gate = g.gate.get_or_init(|| gate_of(&p.pattern));
+                let gate = g.gate.get_or_init(|| gate_of(p));
                 gates.as_deref_mut().is_none_or(|t| t.holds(gate))
             })
             .map(|(position, (pattern, slot))| Job {

@@ -265,6 +265,13 @@ impl KeywordSet {
         }
     }
 
+    /// Keyword `id`, lowercased, as text.
+    pub fn keyword_text(&self, id: usize) -> &str {
+        // The keywords' bytes were valid UTF-8, and ASCII lowercasing keeps
+        // them so.
+        std::str::from_utf8(self.keyword(id)).unwrap_or("")
+    }
+
     /// Keyword `id`, lowercased.
     #[inline]
     fn keyword(&self, id: usize) -> &[u8] {

@@ -7,7 +7,8 @@
 //! patterns cannot match. Computing a gate parses the pattern (about 0.4 M
 //! instructions, 20 M for the 47 patterns of one detector), so the gates of
 //! the built-in patterns are computed by build.rs (which includes this
-//! file) and embedded as JSON; a user's pattern gets its gate on first use.
+//! file) and embedded in a compact text form that is checked without being
+//! parsed into a tree; a user's pattern gets its gate on first use.
 //!
 //! Soundness: a gate may hold where its pattern does not match, never the
 //! reverse. Patterns match case-insensitively (Unicode simple case folding),
@@ -22,8 +23,7 @@ use std::collections::HashMap;
 const MAX_CLASS_CHARS: usize = 8;
 
 /// What every match of a pattern contains.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Gate {
     /// Nothing known: the pattern may match anywhere.
     Always,
@@ -43,6 +43,40 @@ impl Gate {
         match regex_syntax::ParserBuilder::new().build().parse(pattern) {
             Ok(hir) => of_hir(&hir),
             Err(_) => Gate::Always,
+        }
+    }
+
+    /// The gate in its compact text form, which [`GateText::holds`] reads
+    /// without building the tree (the form build.rs embeds): `*` is
+    /// `Always`, `'<len>:<bytes>` an atom, `&<n>:` and `|<n>:` `All` and
+    /// `Any` of the `n` gates that follow.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        self.encode_into(&mut out);
+        out
+    }
+
+    fn encode_into(&self, out: &mut String) {
+        match self {
+            Gate::Always => out.push('*'),
+            Gate::Atom(s) => {
+                out.push('\'');
+                out.push_str(&s.len().to_string());
+                out.push(':');
+                out.push_str(s);
+            }
+            Gate::All(gs) | Gate::Any(gs) => {
+                out.push(if matches!(self, Gate::All(_)) {
+                    '&'
+                } else {
+                    '|'
+                });
+                out.push_str(&gs.len().to_string());
+                out.push(':');
+                for g in gs {
+                    g.encode_into(out);
+                }
+            }
         }
     }
 }
@@ -77,13 +111,12 @@ impl<'g> GateText<'g> {
         })
     }
 
-    /// Whether `gate` holds on the text.
-    pub fn holds(&mut self, gate: &'g Gate) -> bool {
-        match gate {
-            Gate::Always => true,
-            Gate::Atom(atom) => self.has(atom),
-            Gate::All(gates) => gates.iter().all(|g| self.holds(g)),
-            Gate::Any(gates) => gates.iter().any(|g| self.holds(g)),
+    /// Whether an encoded gate (see [`Gate::encode`]) holds; a malformed
+    /// one holds (the pattern is then compiled and run).
+    pub fn holds(&mut self, encoded: &'g str) -> bool {
+        match eval(encoded, Some(self)) {
+            Some((holds, "")) => holds,
+            _ => true,
         }
     }
 
@@ -96,6 +129,38 @@ impl<'g> GateText<'g> {
             });
             all_pairs && memchr::memmem::find(lowered, atom.as_bytes()).is_some()
         })
+    }
+}
+
+/// Reads one encoded gate off the front of `code`: whether it holds (when
+/// `text` is given; skipped parts are only read) and the rest of `code`.
+fn eval<'g>(code: &'g str, mut text: Option<&mut GateText<'g>>) -> Option<(bool, &'g str)> {
+    let (tag, rest) = code.split_at_checked(1)?;
+    if tag == "*" {
+        return Some((true, rest));
+    }
+    let (count, mut rest) = rest.split_once(':')?;
+    let count: usize = count.parse().ok()?;
+    match tag {
+        "'" => {
+            let (atom, rest) = rest.split_at_checked(count)?;
+            Some((text.is_none_or(|t| t.has(atom)), rest))
+        }
+        "&" | "|" => {
+            let all = tag == "&";
+            let mut result = all;
+            for _ in 0..count {
+                let undecided = result == all;
+                let live = if undecided { text.as_deref_mut() } else { None };
+                let (holds, next) = eval(rest, live)?;
+                if undecided && holds != all {
+                    result = !all;
+                }
+                rest = next;
+            }
+            Some((result, rest))
+        }
+        _ => None,
     }
 }
 
@@ -183,8 +248,8 @@ mod tests {
     use super::*;
 
     fn holds(pattern: &str, text: &str) -> bool {
-        let gate = Gate::of_pattern(pattern);
-        GateText::new(text).unwrap().holds(&gate)
+        let code = Gate::of_pattern(pattern).encode();
+        GateText::new(text).unwrap().holds(&code)
     }
 
     #[test]
@@ -243,10 +308,21 @@ mod tests {
     }
 
     #[test]
-    fn alternations_and_concatenations_combine() {
+    fn the_encoded_form_reads_back() {
         let p = r"\bnext (?:step|task)\b[^\n]{0,30}(?:commit|push|1:2)";
-        assert!(holds(p, "NEXT step: commit"));
-        assert!(holds(p, "next task: 1:2"));
-        assert!(!holds(p, "next step: merge"));
+        let code = Gate::of_pattern(p).encode();
+        assert_eq!(
+            code,
+            "&3:'5:next |2:'4:step'4:task|3:'6:commit'4:push'3:1:2"
+        );
+        let mut text = GateText::new("NEXT step: commit").unwrap();
+        assert!(text.holds(&code));
+        let mut text = GateText::new("next task: 1:2").unwrap();
+        assert!(text.holds(&code));
+        let mut text = GateText::new("next step: merge").unwrap();
+        assert!(!text.holds(&code));
+        // Malformed: holds (the pattern is run).
+        assert!(text.holds("&2:'3:abc"));
+        assert!(text.holds("?"));
     }
 }
