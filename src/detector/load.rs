@@ -135,12 +135,16 @@ fn read_builtin(stem: &'static str, json: &str) -> Result<DetectorSpec, Detector
 /// the unit tests read every one: an error here is a bug, reported with the
 /// file's name rather than a panic.
 fn from_json<T: serde::de::DeserializeOwned>(stem: &str, json: &str) -> Result<T, DetectorError> {
-    serde_json::from_str(json).map_err(|e| DetectorError::Parse {
+    serde_json::from_str(json).map_err(|e| embedded_error(stem, e))
+}
+
+fn embedded_error(stem: &str, e: serde_json::Error) -> DetectorError {
+    DetectorError::Parse {
         source_name: format!("detectors/{stem}.yaml (embedded)"),
         line: None,
         column: None,
         message: e.to_string(),
-    })
+    }
 }
 
 /// The detectors the config enables, in a stable order (built-ins first).
@@ -201,7 +205,9 @@ impl LoadedHead {
             }
             HeadSource::Parsed(spec) => *spec,
         };
-        spec.keywords = self.head.keywords;
+        spec.keywords = (self.head.keywords.into_iter())
+            .map(Cow::into_owned)
+            .collect();
         spec.signals.extend(self.extra_signals);
         Ok(LoadedDetector {
             spec,
@@ -246,10 +252,10 @@ impl Detector {
     }
 
     /// Its keywords (extra keywords included).
-    pub fn keywords(&self) -> &[String] {
+    pub fn keywords(&self) -> Vec<&str> {
         match self {
-            Detector::Head(h) => &h.head.keywords,
-            Detector::Full(d) => &d.spec.keywords,
+            Detector::Head(h) => h.head.keywords.iter().map(|k| k.as_ref()).collect(),
+            Detector::Full(d) => d.spec.keywords.iter().map(String::as_str).collect(),
         }
     }
 
@@ -277,7 +283,8 @@ pub fn heads_lenient(
 ) -> Result<(Vec<LoadedHead>, Vec<DetectorError>), DetectorError> {
     let mut entries: Vec<(Head, HeadSource)> = Vec::new();
     for (stem, head) in crate::builtin::detector_heads() {
-        entries.push((from_json(stem, head)?, HeadSource::Builtin(stem)));
+        let head: Head = serde_json::from_str(head).map_err(|e| embedded_error(stem, e))?;
+        entries.push((head, HeadSource::Builtin(stem)));
     }
     let mut unknown = Vec::new();
     for (name, settings) in &config.detectors {
@@ -299,7 +306,8 @@ pub fn heads_lenient(
         if !settings.enabled {
             continue;
         }
-        head.keywords.extend(settings.extra_keywords);
+        head.keywords
+            .extend(settings.extra_keywords.into_iter().map(Cow::Owned));
         out.push(LoadedHead {
             head,
             mode: settings.mode,
@@ -348,8 +356,8 @@ mod tests {
     fn every_embedded_head_is_its_detector_file() {
         let specs = builtins().unwrap();
         assert_eq!(specs.len(), crate::builtin::detector_heads().count());
-        for (spec, (stem, head)) in specs.iter().zip(crate::builtin::detector_heads()) {
-            let head: Head = from_json(stem, head).unwrap();
+        for (spec, (_, head)) in specs.iter().zip(crate::builtin::detector_heads()) {
+            let head: Head = serde_json::from_str(head).unwrap();
             assert_eq!(format!("{head:?}"), format!("{:?}", spec.head()));
         }
     }

@@ -13,14 +13,17 @@ use crate::event::{Event, EventKind};
 use crate::verdict::Decision;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 pub use crate::pattern::PatternSpec;
 pub use rule::{Rule, RuleError};
 
 /// What Layer 1's keyword pass reads of a detector: the events it applies
 /// to and its keywords. `guard hook` reads only this much of a built-in
-/// detector until one of its keywords hits (see [`load`]).
+/// detector until one of its keywords hits (see [`load`]), from the binary
+/// (hence `'static`: its keywords are borrowed from there, not copied).
 #[derive(Debug, Clone, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub struct Head {
     /// See [`DetectorSpec::name`].
     pub name: String,
@@ -31,7 +34,19 @@ pub struct Head {
     pub tools: Vec<String>,
     /// See [`DetectorSpec::keywords`]; the config's extra keywords are added
     /// by [`load`].
-    pub keywords: Vec<String>,
+    #[serde(deserialize_with = "borrowed_strings")]
+    pub keywords: Vec<Cow<'static, str>>,
+}
+
+/// A list of strings, each borrowed from the text it is read from unless it
+/// holds an escape.
+fn borrowed_strings<'de: 'static, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<Cow<'static, str>>, D::Error> {
+    #[derive(Deserialize)]
+    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
+    let list = Vec::<Borrowed<'de>>::deserialize(d)?;
+    Ok(list.into_iter().map(|b| b.0).collect())
 }
 
 impl Head {
@@ -104,7 +119,7 @@ impl DetectorSpec {
             name: self.name.clone(),
             events: self.events.clone(),
             tools: self.tools.clone(),
-            keywords: self.keywords.clone(),
+            keywords: self.keywords.iter().cloned().map(Cow::Owned).collect(),
         }
     }
 }

@@ -23,7 +23,7 @@ pub(crate) struct KeywordIndex {
 impl KeywordIndex {
     /// Indexes the keyword lists of detectors, one list per detector, in
     /// order of first appearance; empty keywords are left out.
-    pub fn new<'a>(lists: impl Iterator<Item = &'a [String]>) -> KeywordIndex {
+    pub fn new<'a>(lists: impl Iterator<Item = Vec<&'a str>>) -> KeywordIndex {
         let mut keywords: Vec<Cow<'a, str>> = Vec::new();
         // Keyword → its id (a linear search was quadratic in the ~660
         // built-in keywords). Keys borrow the caller's keywords when
@@ -133,7 +133,7 @@ mod tests {
             vec![],
             vec!["push".into(), "deploy".into(), "".into()],
         ];
-        let index = KeywordIndex::new(lists.iter().map(Vec::as_slice));
+        let index = KeywordIndex::new(lists.iter().map(|l| l.iter().map(String::as_str).collect()));
         let hits = index.hits("Deploy, then PUSH and commit.", 3);
         assert_eq!(hits[0], vec!["push", "commit"]);
         assert!(hits[1].is_empty());

@@ -218,12 +218,13 @@ impl Layer1Index {
     /// Indexes the keywords of the detectors for which `wanted` holds (the
     /// others find no hits); patterns are compiled later, on use.
     pub fn new(detectors: &[Detector], wanted: impl Fn(&Detector) -> bool) -> Layer1Index {
-        let keywords =
-            KeywordIndex::new(
-                detectors
-                    .iter()
-                    .map(|d| if wanted(d) { d.keywords() } else { &[] }),
-            );
+        let keywords = KeywordIndex::new(detectors.iter().map(|d| {
+            if wanted(d) {
+                d.keywords()
+            } else {
+                Vec::new()
+            }
+        }));
         Layer1Index {
             keywords,
             compiled: detectors.iter().map(|_| Compiled::default()).collect(),
