@@ -11,7 +11,7 @@ use divan::{black_box, Bencher};
 use guard::adapter::{self, AdapterSpec};
 use guard::config::{self, LoadOptions};
 use guard::detector::load::{self, LoadedDetector};
-use guard::engine::{Engine, Layer1Index};
+use guard::engine::Engine;
 use guard::event::{Event, EventKind};
 use guard::shell::ShellContext;
 use guard::transcript::{last_turn_text, TranscriptFormat};
@@ -97,67 +97,57 @@ fn load_detector_heads(bencher: Bencher) {
     bencher.bench(|| load::heads_lenient(&cfg).expect("heads").0.len());
 }
 
-/// The keyword index over every built-in detector (the hook indexes only
-/// the detectors that apply to the event).
+/// The keyword index the hook builds for a turn end: over the heads of the
+/// detectors that apply to it.
 #[divan::bench]
 fn build_layer1_index(bencher: Bencher) {
-    let ds = detectors();
-    bencher.bench(|| Layer1Index::new(black_box(&ds)).expect("index"));
+    let cfg = config::load(&options()).expect("config").config;
+    let heads = load::heads_lenient(&cfg).expect("heads").0;
+    let event = turn_end("");
+    bencher
+        .with_inputs(|| heads.clone())
+        .bench_values(|heads| Engine::of_heads(heads, &event));
 }
 
 // ---- Layer 1 ----------------------------------------------------------------
 
-/// The keyword index the hook uses for a turn end: the embedded one of the
-/// turn-end detectors (see `engine::keyword_index`), and how many detectors.
-fn turn_end_index() -> (Layer1Index, usize) {
+/// The engine the hook builds for a turn end, before any spec is read.
+fn turn_end_index() -> Engine {
     let cfg = config::load(&options()).expect("config").config;
     let heads = load::heads_lenient(&cfg).expect("heads").0;
-    let index = Layer1Index::for_event(&heads, &turn_end(""));
-    (index, heads.len())
+    Engine::of_heads(heads, &turn_end(""))
 }
 
 /// The keyword prefilter alone: one pass over the text, the turn-end
 /// detectors' keywords at once (the text has no keyword, the common case).
 #[divan::bench(args = [4 * 1024, 64 * 1024, 1024 * 1024])]
 fn keyword_prefilter_quiet(bencher: Bencher, bytes: usize) {
-    let (index, count) = turn_end_index();
+    let index = turn_end_index();
     let text = repeat_to(QUIET, bytes);
     bencher
         .counter(BytesCount::new(text.len()))
-        .bench(|| index.keyword_hits(black_box(&text), count));
+        .bench(|| index.keyword_hits(black_box(&text)));
 }
 
 /// The same on agent prose from the test corpus (a bug-fix report: some
 /// keywords hit).
 #[divan::bench(args = [4 * 1024, 1024 * 1024])]
 fn keyword_prefilter_prose(bencher: Bencher, bytes: usize) {
-    let (index, count) = turn_end_index();
+    let index = turn_end_index();
     let text = repeat_to(include_str!("../tests/corpus/agent-prose.txt"), bytes);
     bencher
         .counter(BytesCount::new(text.len()))
-        .bench(|| index.keyword_hits(black_box(&text), count));
-}
-
-/// The prefilter with an index built at run time (a config's own keywords
-/// or detector files), on the quiet text.
-#[divan::bench(args = [4 * 1024, 1024 * 1024])]
-fn keyword_prefilter_quiet_runtime_index(bencher: Bencher, bytes: usize) {
-    let ds = turn_end_detectors();
-    let index = Layer1Index::new(&ds).expect("index");
-    let text = repeat_to(QUIET, bytes);
-    bencher
-        .counter(BytesCount::new(text.len()))
-        .bench(|| index.keyword_hits(black_box(&text), ds.len()));
+        .bench(|| index.keyword_hits(black_box(&text)));
 }
 
 /// The prefilter on text full of keywords (every sentence hits).
 #[divan::bench(args = [4 * 1024, 1024 * 1024])]
 fn keyword_prefilter_loud(bencher: Bencher, bytes: usize) {
-    let (index, count) = turn_end_index();
+    let index = turn_end_index();
     let text = repeat_to(LOUD, bytes);
     bencher
         .counter(BytesCount::new(text.len()))
-        .bench(|| index.keyword_hits(black_box(&text), count));
+        .bench(|| index.keyword_hits(black_box(&text)));
 }
 
 fn detector_names() -> Vec<String> {

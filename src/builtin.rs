@@ -1,41 +1,88 @@
 //! The files embedded at build time: the default config, the built-in
-//! detectors and the built-in adapters (see `build.rs`).
+//! detectors and the built-in adapters, each pre-parsed into JSON by
+//! `build.rs` (serde_json reads them several times faster than YAML, and
+//! `guard hook` is a new process on every event).
+//!
+//! A detector or adapter is kept as the JSON text of its file until it is
+//! read: `guard hook` reads the adapters' detection parts, the one adapter
+//! it picks and the detectors whose keywords hit, not all of them.
 
-use std::borrow::Cow;
-
-include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
-
-/// The default config (`config.yaml`), the lowest config layer.
+/// The default config (`config.yaml`) as written: the lowest config layer.
 pub const DEFAULT_CONFIG: &str = include_str!("../config.yaml");
 
-use crate::event::EventKind;
+/// The default config pre-parsed into JSON.
+pub const DEFAULT_CONFIG_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/config.json"));
 
-/// What Layer 1's keyword pass reads of a built-in detector (see
-/// `detector::load::Head`), as constant data cut out of its file by build.rs.
-#[derive(Debug)]
-pub struct BuiltinHead {
-    /// The file stem (`detectors/<stem>.yaml`).
-    pub stem: &'static str,
-    /// The detector's name.
-    pub name: &'static str,
-    /// The event kinds it applies to.
-    pub events: &'static [EventKind],
-    /// The canonical tool names it applies to (empty = all).
-    pub tools: &'static [&'static str],
-    /// Its keywords, as written.
-    pub keywords: &'static [&'static str],
+/// One embedded file: its stem (`detectors/<stem>.yaml`) and its content as
+/// JSON text, not yet read into a type.
+pub type Embedded = (&'static str, &'static str);
+
+/// Each built-in detector, in file-name order.
+pub fn detectors() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(env!("OUT_DIR"), "/detectors.jsonl")))
 }
 
-/// The keyword index of the built-in detectors that apply to some event
-/// kinds, built by build.rs (see `engine::keyword_index`).
-#[derive(Debug)]
-pub struct BuiltinKeywordIndex {
-    /// The event kinds; the built-in detectors that apply to them (and no
-    /// others) own the keywords of `owners`.
-    pub kinds: &'static [EventKind],
-    /// The keywords, lowercased and indexed.
-    pub set: crate::engine::KeywordSet,
-    /// Each keyword of `set`, by id: (keyword, positions in
-    /// [`DETECTOR_HEADS`] of the detectors that own it).
-    pub owners: &'static [(&'static str, &'static [u16])],
+/// The part of each built-in detector that Layer 1's keyword pass reads
+/// (name, events, tools, keywords), in the order of [`detectors`].
+pub fn detector_heads() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(
+        env!("OUT_DIR"),
+        "/detector-heads.jsonl"
+    )))
+}
+
+/// The literal gates of each built-in detector's patterns, encoded (see
+/// `crate::pattern::Gate::encode`): `{"signals": [...], "bypasses": [...]}`
+/// in the order of its file, in the order of [`detectors`].
+pub fn pattern_gates() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(
+        env!("OUT_DIR"),
+        "/pattern-gates.jsonl"
+    )))
+}
+
+/// Each built-in adapter, in file-name order.
+pub fn adapters() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(env!("OUT_DIR"), "/adapters.jsonl")))
+}
+
+/// The entries of a list build.rs wrote: one `["<stem>",<JSON>]` per line,
+/// stems of letters, digits and `-_.` (so the line's first `",` ends it).
+fn lines(jsonl: &'static str) -> impl Iterator<Item = Embedded> {
+    jsonl.lines().filter_map(|line| {
+        let entry = line.strip_prefix("[\"")?.strip_suffix(']')?;
+        entry.split_once("\",")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// The embedded lists hold every file of their folder, by stem.
+    #[test]
+    fn every_yaml_file_is_embedded() {
+        for (dir, list) in [
+            ("detectors", super::detectors().collect::<Vec<_>>()),
+            ("adapters", super::adapters().collect()),
+        ] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .filter_map(|e| Some(e.ok()?.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+                .collect();
+            files.sort();
+            let stems: Vec<&str> = files
+                .iter()
+                .filter_map(|p| p.file_stem()?.to_str())
+                .collect();
+            let embedded: Vec<&str> = list.iter().map(|(stem, _)| *stem).collect();
+            assert_eq!(embedded, stems, "{}", dir.display());
+        }
+        let heads: Vec<&str> = super::detector_heads().map(|(s, _)| s).collect();
+        let detectors: Vec<&str> = super::detectors().map(|(s, _)| s).collect();
+        assert_eq!(heads, detectors);
+        for (_, json) in super::detectors().chain(super::adapters()) {
+            assert!(serde_json::from_str::<serde_json::Value>(json).is_ok());
+        }
+    }
 }

@@ -1,5 +1,10 @@
 //! The `guard` command line. Each subcommand lives in `src/cli/`; `guard
 //! hook` is the hot path and is kept free of anything it does not need.
+//!
+//! `unsafe` is denied here as in the library, and allowed for two calls:
+//! `poll(2)` on stdin (`cli::hook`) and restoring `SIGPIPE` below.
+
+#![deny(unsafe_code)]
 
 mod cli;
 
@@ -12,7 +17,7 @@ use std::process::ExitCode;
 #[command(name = "guard", version, about, long_about = None)]
 struct Cli {
     /// Use this config file as the top layer (also GUARD_CONFIG).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", allow_hyphen_values = true)]
     config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
@@ -68,12 +73,18 @@ enum Command {
 /// call, read without clap: building clap's whole command tree was a visible
 /// share of a hook call, the path every agent event takes. Any other shape
 /// (flags, `--help`, non-UTF-8) returns `None` and goes through clap.
-fn plain_hook_call() -> Option<(Option<String>, Option<String>, Option<PathBuf>)> {
-    let mut args = std::env::args_os().skip(1).map(|a| a.into_string().ok());
+fn plain_hook_call(
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Option<(Option<String>, Option<String>, Option<PathBuf>)> {
+    let mut args = args.map(|a| a.into_string().ok());
     let mut first = args.next()??;
     let mut config = None;
     if first == "--config" {
-        config = Some(PathBuf::from(args.next()??));
+        let path = args.next()??;
+        if path.is_empty() {
+            return None; // clap's error for it
+        }
+        config = Some(PathBuf::from(path));
         first = args.next()??;
     }
     if first != "hook" {
@@ -87,15 +98,21 @@ fn plain_hook_call() -> Option<(Option<String>, Option<String>, Option<PathBuf>)
     Some((rest.next(), rest.next(), config))
 }
 
+/// Printing into a closed pipe (`guard config show | head`) then ends the
+/// process quietly, as other command-line tools do (Rust ignores `SIGPIPE`).
+#[allow(unsafe_code)]
+fn restore_sigpipe() {
+    // SAFETY: restoring the default disposition of a signal touches no memory.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
 fn main() -> ExitCode {
-    if let Some((agent, payload, config)) = plain_hook_call() {
-        return ExitCode::from(cli::hook::run(agent, payload, config));
+    if let Some((agent, payload, config)) = plain_hook_call(std::env::args_os().skip(1)) {
+        cli::hook::run(agent, payload, config);
     }
     let cli = Cli::parse();
     if !matches!(cli.command, Command::Hook { .. }) {
-        // Printing into a closed pipe (`guard config show | head`) ends quietly.
-        // SAFETY: restoring the default disposition of a signal is async-signal-safe.
-        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        restore_sigpipe();
     }
     let code = match cli.command {
         Command::Hook { agent, payload } => cli::hook::run(agent, payload, cli.config),
@@ -113,4 +130,62 @@ fn main() -> ExitCode {
         Command::Resume => cli::pause::resume(cli.config),
     };
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What clap makes of `args` when it reads them as a hook call.
+    fn clap_hook_call(args: &[&str]) -> Option<(Option<String>, Option<String>, Option<PathBuf>)> {
+        let cli = Cli::try_parse_from(std::iter::once("guard").chain(args.iter().copied())).ok()?;
+        match cli.command {
+            Command::Hook { agent, payload } => Some((agent, payload, cli.config)),
+            _ => None,
+        }
+    }
+
+    /// Every argv of up to five words from the words agents and people
+    /// give: wherever the direct path reads a hook call, clap reads the same
+    /// call; and the direct path reads the shapes agents send.
+    #[test]
+    fn the_direct_argv_path_agrees_with_clap() {
+        let words = [
+            "hook",
+            "--config",
+            "g.yaml",
+            "codex",
+            r#"{"hook_event_name":"Stop"}"#,
+            "",
+            "-v",
+            "--help",
+            "check",
+        ];
+        let mut argvs: Vec<Vec<&str>> = vec![vec![]];
+        let mut compared = 0;
+        for _ in 0..5 {
+            let longer: Vec<Vec<&str>> = argvs
+                .iter()
+                .flat_map(|a| words.iter().map(move |w| [a.as_slice(), &[*w]].concat()))
+                .collect();
+            for args in &longer {
+                let os = args.iter().map(std::ffi::OsString::from);
+                if let Some(direct) = plain_hook_call(os) {
+                    assert_eq!(Some(direct), clap_hook_call(args), "{args:?}");
+                    compared += 1;
+                }
+            }
+            argvs = longer;
+        }
+        assert!(compared > 300, "{compared}");
+        for args in [
+            &["hook"][..],
+            &["hook", "codex"],
+            &["hook", "gemini", r#"{"a":1}"#],
+            &["--config", "g.yaml", "hook", "claude-code"],
+        ] {
+            let os = args.iter().map(std::ffi::OsString::from);
+            assert!(plain_hook_call(os).is_some(), "{args:?}");
+        }
+    }
 }

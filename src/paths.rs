@@ -1,11 +1,18 @@
 //! Where guard keeps its files: the user's config and its state (loop-guard
-//! counters, verdict cache, heartbeats, pause flag, decision logs).
+//! counters, verdict cache, heartbeats, pause flag, decision logs); and
+//! where the programs it runs or wires are (`PATH`).
 //!
 //! Follows the XDG base directory spec: `$XDG_CONFIG_HOME/guard` (else
 //! `~/.config/guard`) and `$XDG_STATE_HOME/guard` (else `~/.local/state/guard`).
 
 use std::env;
 use std::path::{Path, PathBuf};
+
+/// The first of `names` found as an executable on `PATH` (judge CLIs for
+/// `judge.backend: auto`, agents for `guard install` and `guard doctor`).
+pub fn find_program<S: AsRef<std::ffi::OsStr>>(names: &[S]) -> Option<PathBuf> {
+    names.iter().find_map(|name| which::which(name).ok())
+}
 
 /// The user's home directory, from `$HOME`.
 pub fn home() -> Option<PathBuf> {

@@ -76,11 +76,7 @@ pub fn check_payload(data: &[u8]) {
 /// every built-in adapter's name, and a name no adapter has.
 pub fn hook_agents() -> Vec<Option<String>> {
     let mut agents = vec![None, Some("no-such-agent".to_string())];
-    agents.extend(
-        crate::builtin::ADAPTERS
-            .iter()
-            .map(|(name, _)| Some(name.to_string())),
-    );
+    agents.extend(crate::builtin::adapters().map(|(name, _)| Some(name.to_string())));
     agents
 }
 

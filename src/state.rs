@@ -6,7 +6,6 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -85,8 +84,8 @@ impl Locked {
         let start = Instant::now();
         let mut locked = false;
         loop {
-            // SAFETY: flock on a valid, open file descriptor.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            // An exclusive `flock(2)`, as other guard processes take it.
+            if file.try_lock().is_ok() {
                 locked = true;
                 break;
             }

@@ -6,9 +6,10 @@
 
 use guard::config::Mode;
 use guard::detector::load::{builtins, LoadedDetector};
-use guard::engine::{Engine, TextClass};
+use guard::engine::Engine;
 use guard::eval::corpus::{self, Case};
 use guard::event::{Event, EventKind};
+use guard::pattern::TextClass;
 use guard::shell::ShellContext;
 use regex::RegexSetBuilder;
 
@@ -101,7 +102,7 @@ fn the_ascii_build_of_every_builtin_pattern_agrees_on_ascii_text() {
     let mut built = 0;
     for spec in builtins().unwrap() {
         for p in spec.signals.iter().chain(&spec.bypasses) {
-            let Some(ascii) = guard::engine::Matcher::for_ascii_text(&p.pattern) else {
+            let Some(ascii) = guard::pattern::Matcher::for_ascii_text(&p.pattern) else {
                 continue;
             };
             built += 1;

@@ -10,7 +10,7 @@ mod detect;
 mod parse;
 mod render;
 
-pub use detect::{detect_agent, Detectable};
+pub use detect::detect_agent;
 pub use parse::ParseError;
 pub use render::HookOutput;
 
@@ -18,38 +18,19 @@ use crate::event::{Event, EventKind};
 use crate::verdict::{Decision, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// One agent's protocol, as written in `adapters/<name>.yaml`.
+/// One agent's protocol, as written in `adapters/<name>.yaml`: its
+/// [`Detection`] part (whose fields it shows as its own) and the rest.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterSpec {
-    /// The name used in `guard hook <name>`.
-    pub name: String,
-    /// Other accepted names.
-    #[serde(default)]
-    pub aliases: Vec<String>,
+    /// Names, detection rules and where the event's name is.
+    #[serde(flatten)]
+    pub detection: Detection,
     /// One line for humans.
     #[serde(default)]
     pub description: String,
-    /// How to recognise this agent's payloads when `guard hook` is not told.
-    #[serde(default)]
-    pub detect: Vec<DetectRule>,
-    /// Detection priority: higher is tried first.
-    #[serde(default)]
-    pub priority: i32,
-    /// Where the native event name is (first path present wins).
-    #[serde(default)]
-    pub event_field: Names,
-    /// Rules that name the event from the payload's shape, for agents whose
-    /// payload carries no event name (Copilot's camelCase dialect); tried in
-    /// order when no `event_field` path is present.
-    #[serde(default)]
-    pub event_rules: Vec<EventRule>,
-    /// The event name to assume when the payload has none.
-    #[serde(default)]
-    pub default_event: Option<String>,
     /// Native event name → kind.
     pub events: BTreeMap<String, EventKind>,
     /// Where each normalized field is in the payload.
@@ -78,6 +59,62 @@ pub struct AdapterSpec {
     pub install: Option<Value>,
 }
 
+/// The part of an adapter that agent detection reads: `guard hook` reads it
+/// for every built-in adapter ([`detections`]), and the whole spec only of
+/// the adapter it picks.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Detection {
+    /// The name used in `guard hook <name>` (a built-in adapter's file is
+    /// `adapters/<name>.yaml`).
+    pub name: String,
+    /// Other accepted names.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// How to recognise this agent's payloads when `guard hook` is not told.
+    #[serde(default)]
+    pub detect: Vec<DetectRule>,
+    /// Detection priority: higher is tried first.
+    #[serde(default)]
+    pub priority: i32,
+    /// Where the native event name is (first path present wins).
+    #[serde(default)]
+    pub event_field: Vec<String>,
+    /// Rules that name the event from the payload's shape, for agents whose
+    /// payload carries no event name (Copilot's camelCase dialect); tried in
+    /// order when no `event_field` path is present.
+    #[serde(default)]
+    pub event_rules: Vec<EventRule>,
+    /// The event name to assume when the payload has none.
+    #[serde(default)]
+    pub default_event: Option<String>,
+}
+
+impl Detection {
+    /// Whether `name` is this adapter's name or an alias.
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.iter().any(|a| a == name)
+    }
+}
+
+impl std::ops::Deref for AdapterSpec {
+    type Target = Detection;
+    fn deref(&self) -> &Detection {
+        &self.detection
+    }
+}
+
+impl AsRef<Detection> for AdapterSpec {
+    fn as_ref(&self) -> &Detection {
+        &self.detection
+    }
+}
+
+impl AsRef<Detection> for Detection {
+    fn as_ref(&self) -> &Detection {
+        self
+    }
+}
+
 /// A detection rule: every key present (dotted paths), and optionally the
 /// event name among a list.
 #[derive(Debug, Clone, Deserialize)]
@@ -85,18 +122,14 @@ pub struct AdapterSpec {
 pub struct DetectRule {
     /// Paths that must all be present.
     #[serde(default)]
-    pub keys: Names,
+    pub keys: Vec<String>,
     /// Paths that must all be absent.
     #[serde(default)]
-    pub absent: Names,
+    pub absent: Vec<String>,
     /// The native event name must be one of these (when given).
     #[serde(default)]
-    pub event_in: Names,
+    pub event_in: Vec<String>,
 }
-
-/// A list of names or paths: owned when read from a file, borrowed from
-/// the binary in the built-in adapters' heads ([`AdapterHead`]).
-pub type Names = Cow<'static, [Cow<'static, str>]>;
 
 /// Names the event from the payload's shape: every key present, every
 /// `absent` key missing.
@@ -105,12 +138,12 @@ pub type Names = Cow<'static, [Cow<'static, str>]>;
 pub struct EventRule {
     /// Paths that must all be present.
     #[serde(default)]
-    pub keys: Names,
+    pub keys: Vec<String>,
     /// Paths that must all be absent.
     #[serde(default)]
-    pub absent: Names,
+    pub absent: Vec<String>,
     /// The native event name the payload then stands for.
-    pub event: Cow<'static, str>,
+    pub event: String,
 }
 
 /// Where the assistant's text is kept between two events of one session:
@@ -231,11 +264,6 @@ impl AdapterSpec {
         })
     }
 
-    /// Whether `name` is this adapter's name or an alias.
-    pub fn answers_to(&self, name: &str) -> bool {
-        self.name == name || self.aliases.iter().any(|a| a == name)
-    }
-
     /// Parses a payload into an event.
     pub fn parse_payload(&self, payload: Value) -> Result<Event, ParseError> {
         parse::to_event(self, payload)
@@ -253,113 +281,51 @@ impl AdapterSpec {
     }
 }
 
-/// Where an adapter finds a payload's native event name (see
-/// [`AdapterSpec::event_field`] and the two fields after it).
-#[derive(Debug, Clone, Copy)]
-pub struct EventNaming<'a> {
-    /// Paths of the event name, first present wins.
-    pub event_field: &'a [Cow<'static, str>],
-    /// Shapes that name the event when no path is present.
-    pub event_rules: &'a [EventRule],
-    /// The name assumed otherwise.
-    pub default_event: Option<&'a str>,
+/// A built-in adapter, by file stem (its name), read from its pre-parsed
+/// JSON form (see `build.rs`): `guard hook` reads adapters on every call,
+/// and JSON reads several times faster than YAML. The unit tests read every
+/// one.
+pub fn builtin(stem: &str) -> Option<Result<AdapterSpec, AdapterError>> {
+    let (stem, json) = crate::builtin::adapters().find(|(s, _)| *s == stem)?;
+    Some(read_json(stem, json))
 }
 
-/// The part of an adapter that agent detection reads, for the built-in
-/// adapters: constant data that build.rs cut out of their files
-/// ([`builtin_heads`]). `guard hook` reads these for every built-in adapter
-/// and parses the full [`AdapterSpec`] only for the adapter it picks.
-#[derive(Debug)]
-pub struct AdapterHead {
-    /// See [`AdapterSpec::name`].
-    pub name: &'static str,
-    /// See [`AdapterSpec::aliases`].
-    pub aliases: &'static [&'static str],
-    /// See [`AdapterSpec::detect`].
-    pub detect: &'static [DetectRule],
-    /// See [`AdapterSpec::priority`].
-    pub priority: i32,
-    /// See [`AdapterSpec::event_field`].
-    pub event_field: &'static [Cow<'static, str>],
-    /// See [`AdapterSpec::event_rules`].
-    pub event_rules: &'static [EventRule],
-    /// See [`AdapterSpec::default_event`].
-    pub default_event: Option<&'static str>,
+fn read_json<T: serde::de::DeserializeOwned>(stem: &str, json: &str) -> Result<T, AdapterError> {
+    serde_json::from_str(json).map_err(|e| AdapterError {
+        source_name: format!("adapters/{stem}.yaml (embedded)"),
+        message: e.to_string(),
+    })
 }
 
-impl AdapterHead {
-    /// Whether `name` is this adapter's name or one of its aliases.
-    pub fn answers_to(&self, name: &str) -> bool {
-        self.name == name || self.aliases.contains(&name)
-    }
-}
-
-macro_rules! detectable {
-    ($t:ty) => {
-        impl Detectable for $t {
-            fn name(&self) -> &str {
-                &self.name
-            }
-            fn priority(&self) -> i32 {
-                self.priority
-            }
-            fn detect(&self) -> &[DetectRule] {
-                &self.detect
-            }
-            fn naming(&self) -> EventNaming<'_> {
-                EventNaming {
-                    event_field: &self.event_field,
-                    event_rules: &self.event_rules,
-                    default_event: self.default_event.as_deref(),
-                }
-            }
-        }
-    };
-}
-detectable!(AdapterSpec);
-detectable!(AdapterHead);
-
-/// The detection heads of every built-in adapter, in file order: constant
-/// data that build.rs wrote from the adapter files (nothing is parsed,
-/// built or freed).
-pub fn builtin_heads() -> &'static [AdapterHead] {
-    crate::builtin::ADAPTER_HEADS
-}
-
-/// Parses a built-in adapter from its pre-parsed JSON form (see `build.rs`):
-/// `guard hook` reads adapters on every call, and JSON reads several times
-/// faster than YAML. Should the JSON not fit the schema, the YAML is parsed
-/// instead, so that the error names the file's line and column.
-fn parse_builtin(stem: &str, source_name: &str) -> Option<Result<AdapterSpec, AdapterError>> {
-    let json = crate::builtin::ADAPTERS_JSON
-        .iter()
-        .find(|(s, _)| *s == stem)?
-        .1;
-    if let Ok(spec) = serde_json::from_str(json) {
-        return Some(Ok(spec));
-    }
-    let yaml = crate::builtin::ADAPTERS.iter().find(|(s, _)| *s == stem)?.1;
-    Some(AdapterSpec::parse(source_name, yaml))
-}
-
-/// Every built-in adapter, parsed (an unparsable file is skipped and reported).
+/// Every built-in adapter, parsed, by priority (an unparsable file is
+/// skipped and reported).
 pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
-    let mut specs = Vec::new();
+    let (mut specs, errors) = read_all();
+    specs.sort_by_key(|s: &AdapterSpec| -s.priority);
+    (specs, errors)
+}
+
+/// The [`Detection`] part of every built-in adapter, in file order (an
+/// unparsable one is left out): what `guard hook` reads to pick an adapter.
+pub fn detections() -> Vec<Detection> {
+    read_all().0
+}
+
+fn read_all<T: serde::de::DeserializeOwned>() -> (Vec<T>, Vec<AdapterError>) {
+    let mut read = Vec::new();
     let mut errors = Vec::new();
-    for (stem, _) in crate::builtin::ADAPTERS_JSON {
-        match parse_builtin(stem, &format!("adapters/{stem}.yaml")) {
-            Some(Ok(s)) => specs.push(s),
-            Some(Err(e)) => errors.push(e),
-            None => {}
+    for (stem, json) in crate::builtin::adapters() {
+        match read_json(stem, json) {
+            Ok(s) => read.push(s),
+            Err(e) => errors.push(e),
         }
     }
-    specs.sort_by_key(|s| -s.priority);
-    (specs, errors)
+    (read, errors)
 }
 
 /// The built-in adapter with this name or alias.
 pub fn find(name: &str) -> Option<AdapterSpec> {
-    if let Some(Ok(spec)) = parse_builtin(name, name) {
+    if let Some(Ok(spec)) = builtin(name) {
         return Some(spec);
     }
     builtins().0.into_iter().find(|s| s.answers_to(name))

@@ -1,9 +1,8 @@
 //! Payload → [`Event`], driven by the adapter's field paths.
 
-use super::{AdapterSpec, EventNaming};
+use super::{AdapterSpec, Detection};
 use crate::event::{Event, EventKind, Tool};
 use serde_json::Value;
-use std::borrow::Cow;
 use std::path::PathBuf;
 
 /// A payload guard cannot read.
@@ -26,8 +25,8 @@ pub fn lookup<'a>(payload: &'a Value, path: &str) -> Option<&'a Value> {
     (!v.is_null()).then_some(v)
 }
 
-fn first<'a, P: AsRef<str>>(payload: &'a Value, paths: &[P]) -> Option<&'a Value> {
-    paths.iter().find_map(|p| lookup(payload, p.as_ref()))
+fn first<'a>(payload: &'a Value, paths: &[String]) -> Option<&'a Value> {
+    paths.iter().find_map(|p| lookup(payload, p))
 }
 
 fn string(payload: &Value, paths: &[String]) -> Option<String> {
@@ -40,7 +39,7 @@ fn string(payload: &Value, paths: &[String]) -> Option<String> {
 }
 
 /// Whether every `keys` path is present and every `absent` path is missing.
-pub fn shape_matches(payload: &Value, keys: &[Cow<str>], absent: &[Cow<str>]) -> bool {
+pub fn shape_matches(payload: &Value, keys: &[String], absent: &[String]) -> bool {
     keys.iter().all(|k| lookup(payload, k).is_some())
         && absent.iter().all(|k| lookup(payload, k).is_none())
 }
@@ -48,18 +47,17 @@ pub fn shape_matches(payload: &Value, keys: &[Cow<str>], absent: &[Cow<str>]) ->
 /// The native event name of a payload, by the adapter's rules: the first
 /// `event_field` path present, else the first `event_rules` shape that
 /// matches, else `default_event`.
-pub fn native_event(naming: EventNaming, payload: &Value) -> Option<String> {
-    first(payload, naming.event_field)
+pub fn native_event(spec: &Detection, payload: &Value) -> Option<String> {
+    first(payload, &spec.event_field)
         .and_then(Value::as_str)
         .map(str::to_string)
         .or_else(|| {
-            naming
-                .event_rules
+            spec.event_rules
                 .iter()
                 .find(|r| shape_matches(payload, &r.keys, &r.absent))
-                .map(|r| r.event.to_string())
+                .map(|r| r.event.clone())
         })
-        .or_else(|| naming.default_event.map(str::to_string))
+        .or_else(|| spec.default_event.clone())
 }
 
 /// Maps a native tool name to its canonical name.
@@ -85,7 +83,7 @@ pub fn to_event(spec: &AdapterSpec, payload: Value) -> Result<Event, ParseError>
             kind_name(&payload)
         )));
     }
-    let native = native_event(super::detect::Detectable::naming(spec), &payload)
+    let native = native_event(&spec.detection, &payload)
         .ok_or_else(|| ParseError::NoEventName(spec.event_field.join(", ")))?;
     let kind = spec
         .events

@@ -113,7 +113,6 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         }
         if let Some(spec) = engine
             .detectors()
-            .iter()
             .find(|l| l.spec.name == d.name)
             .and_then(|l| l.spec.judge.as_ref())
         {

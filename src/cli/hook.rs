@@ -14,13 +14,19 @@ const STDIN_WAIT: Duration = Duration::from_secs(10);
 /// has not ended within `wait`. On Unix it waits with `poll(2)` on the
 /// calling thread: a reader thread would cost a thread start on every call.
 #[cfg(unix)]
+#[allow(unsafe_code)]
 fn read_stdin(wait: Duration) -> Option<Vec<u8>> {
+    use std::io::Read;
     use std::time::Instant;
     let deadline = Instant::now() + wait;
-    // Read straight into the buffer's spare capacity: a zeroed 64 KiB chunk
-    // cost 16 page faults on every call, for payloads that are mostly 4 KB.
+    // Each read asks for at least this much: more than the 8 KiB of std's
+    // stdin buffer, so that a read goes straight to `read(2)` and never
+    // leaves bytes in that buffer while `poll` waits. A fresh zeroed
+    // allocation costs no page until it is written.
     const CHUNK: usize = 64 * 1024;
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
+    let mut buf = vec![0u8; CHUNK];
+    let mut len = 0;
+    let mut stdin = std::io::stdin().lock();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -38,38 +44,35 @@ fn read_stdin(wait: Duration) -> Option<Vec<u8>> {
             if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            return Some(buf);
+            break;
         }
         if ready == 0 {
             continue;
         }
         if fd.revents & libc::POLLNVAL != 0 {
             // No stdin at all: an empty payload.
-            return Some(buf);
+            break;
         }
-        if buf.capacity() - buf.len() < CHUNK / 4 {
-            buf.reserve(CHUNK);
+        if buf.len() - len < CHUNK / 2 {
+            buf.resize(buf.len() + CHUNK, 0);
         }
-        let spare = buf.spare_capacity_mut();
-        // SAFETY: `spare` is writable memory of `spare.len()` bytes owned by
-        // `buf`; read(2) writes at most that many.
-        let n = unsafe { libc::read(libc::STDIN_FILENO, spare.as_mut_ptr().cast(), spare.len()) };
-        match usize::try_from(n) {
-            Ok(0) => return Some(buf),
+        match stdin.read(&mut buf[len..]) {
+            Ok(0) => break,
             Ok(n) => {
-                // SAFETY: read(2) initialized the first `n` spare bytes.
-                unsafe { buf.set_len(buf.len() + n) };
-                if buf.len() as u64 >= MAX_PAYLOAD_BYTES {
-                    buf.truncate(MAX_PAYLOAD_BYTES as usize);
-                    return Some(buf);
+                len += n;
+                if len as u64 >= MAX_PAYLOAD_BYTES {
+                    len = MAX_PAYLOAD_BYTES as usize;
+                    break;
                 }
             }
-            Err(_) => match std::io::Error::last_os_error().kind() {
+            Err(e) => match e.kind() {
                 std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock => {}
-                _ => return Some(buf),
+                _ => break,
             },
         }
     }
+    buf.truncate(len);
+    Some(buf)
 }
 
 /// Reads stdin to its end (at most [`MAX_PAYLOAD_BYTES`]) on a thread;
@@ -97,8 +100,8 @@ fn read_stdin(wait: Duration) -> Option<Vec<u8>> {
     }
 }
 
-/// Runs the hook; returns the exit code.
-pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBuf>) -> u8 {
+/// Runs the hook: reads the payload, answers and ends the process.
+pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBuf>) -> ! {
     // The hook must not panic itself: `eprintln!` would when stderr is a
     // closed pipe, and a panic inside the panic hook aborts the process.
     std::panic::set_hook(Box::new(|info| {
@@ -107,24 +110,19 @@ pub fn run(agent: Option<String>, payload: Option<String>, config: Option<PathBu
     }));
     let payload = match payload {
         Some(p) => p.into_bytes(),
-        None => match read_stdin(STDIN_WAIT) {
-            Some(buf) => buf,
-            None => {
-                let problem = format!(
-                    "no payload: stdin did not end within {} s",
-                    STDIN_WAIT.as_secs()
-                );
-                let code = hook::answer_without_payload(agent.as_deref(), &problem);
-                // Leave now: stdin may never end (and on other systems a
-                // reader thread is still blocked on it).
-                std::process::exit(code);
-            }
-        },
+        // On no payload, leave at once: stdin may never end (and on other
+        // systems a reader thread is still blocked on it).
+        None => read_stdin(STDIN_WAIT).unwrap_or_else(|| {
+            let problem = format!(
+                "no payload: stdin did not end within {} s",
+                STDIN_WAIT.as_secs()
+            );
+            hook::answer_without_payload_and_exit(agent.as_deref(), &problem)
+        }),
     };
-    let code = hook::run_and_emit(HookInput {
+    hook::answer_and_exit(HookInput {
         agent,
         payload,
         config_path: config,
-    });
-    u8::try_from(code).unwrap_or(0)
+    })
 }

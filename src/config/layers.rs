@@ -1,9 +1,9 @@
 //! Loading and merging the config layers, with errors that name the file,
 //! line and column, and the project layer's tighten-only rule.
 
-use super::merge::{apply_agent, deep_merge};
+use super::merge::{apply_agent, merge_all, record_sources};
+use super::tighten::tighten_only;
 use super::Config;
-use crate::verdict::Decision;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -101,14 +101,14 @@ pub fn parse_layer(source: &str, text: &str) -> Result<Value, ConfigError> {
 /// The built-in layer, from the JSON that `build.rs` pre-parsed from
 /// `config.yaml`: `guard hook` loads the config on every call, and reading
 /// YAML twice (typed to check, then as a value) was a large part of its
-/// cost. The built-in file is checked against [`Config`] by the unit tests
-/// instead; should its JSON ever fail to read, the YAML path runs and its
-/// error names the line.
+/// cost. The built-in file is checked against [`Config`] by the unit tests.
 fn builtin_value() -> Result<Value, ConfigError> {
-    match serde_json::from_str::<Value>(crate::builtin::DEFAULT_CONFIG_JSON) {
-        Ok(value @ Value::Object(_)) => Ok(value),
-        _ => parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG),
-    }
+    serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).map_err(|e| ConfigError {
+        source_name: "built-in config.yaml".into(),
+        line: None,
+        column: None,
+        message: e.to_string(),
+    })
 }
 
 /// The parser's budget for one config file: a real config has a few hundred
@@ -186,11 +186,7 @@ impl FileLayers {
     /// Reads the user's, the project's and the explicit file, as far as
     /// `opts` asks for them; an explicit file that does not exist is an error.
     fn read(opts: &LoadOptions) -> Result<FileLayers, ConfigError> {
-        let mut files = FileLayers {
-            user: None,
-            project: Ok(None),
-            explicit: None,
-        };
+        let mut files = FileLayers::empty();
         if !opts.only_explicit {
             if let Some(user) = crate::paths::user_config() {
                 files.user = read_layer(&user)?;
@@ -218,6 +214,15 @@ impl FileLayers {
             }
         }
         Ok(files)
+    }
+
+    /// No file: only the built-in layer applies.
+    fn empty() -> FileLayers {
+        FileLayers {
+            user: None,
+            project: Ok(None),
+            explicit: None,
+        }
     }
 
     /// Whether only the built-in layer applies.
@@ -275,14 +280,20 @@ fn merge_files(opts: &LoadOptions, files: FileLayers) -> Result<LoadedConfig, Co
 }
 
 /// The typed config alone (and the refused project settings), as [`load`]
-/// makes it, for `guard hook`: when no config file exists, it is read
-/// straight from the embedded JSON of the agent's built-in config, without
+/// makes it, for `guard hook`: when no config file exists and the agent has
+/// no overrides, it is read straight from the embedded JSON, without
 /// building, merging and reading a value tree (a tenth of a Layer-1 miss).
 pub fn load_typed(opts: &LoadOptions) -> Result<(Config, Vec<String>), ConfigError> {
     let files = FileLayers::read(opts)?;
     if files.none() {
-        if let Ok(config) = serde_json::from_str(builtin_json(opts.agent.as_deref())) {
-            return Ok((config, Vec::new()));
+        if let Ok(config) = serde_json::from_str::<Config>(crate::builtin::DEFAULT_CONFIG_JSON) {
+            if opts
+                .agent
+                .as_ref()
+                .is_none_or(|a| !config.agents.contains_key(a))
+            {
+                return Ok((config, Vec::new()));
+            }
         }
     }
     let loaded = merge_files(opts, files)?;
@@ -312,165 +323,12 @@ impl LoadedConfig {
 /// The built-in config alone, with an agent's overrides: what applies when
 /// the user's or project's config cannot be loaded.
 pub fn builtin(agent: Option<&str>) -> Config {
-    serde_json::from_str(builtin_json(agent)).unwrap_or_default()
-}
-
-/// The built-in config as JSON, with `agent`'s overrides already merged
-/// over it by build.rs when it has some.
-fn builtin_json(agent: Option<&str>) -> &'static str {
-    agent
-        .and_then(|a| {
-            crate::builtin::AGENT_CONFIG_JSON
-                .iter()
-                .find(|(name, _)| *name == a)
-        })
-        .map_or(crate::builtin::DEFAULT_CONFIG_JSON, |(_, json)| json)
-}
-
-fn merge_all(layers: &[Layer]) -> Value {
-    let mut merged = Value::Object(Map::new());
-    for layer in layers {
-        deep_merge(&mut merged, &layer.value);
-    }
-    merged
-}
-
-fn record_sources(prefix: &str, value: &Value, source: &str, out: &mut Vec<(String, String)>) {
-    match value {
-        Value::Object(map) if map.is_empty() && !prefix.is_empty() => {}
-        Value::Object(map) => {
-            for (k, v) in map {
-                let key = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                record_sources(&key, v, source, out);
-            }
-        }
-        _ => {
-            out.retain(|(k, _)| k != prefix && !k.starts_with(&format!("{prefix}.")));
-            out.push((prefix.to_string(), source.to_string()));
-        }
-    }
-}
-
-/// Removes from a project layer every setting that would loosen `current`;
-/// returns a description of each one removed.
-fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> {
-    let mut refused = Vec::new();
-    let Some(map) = project.as_object_mut() else {
-        return refused;
+    let opts = LoadOptions {
+        agent: agent.map(String::from),
+        only_explicit: true,
+        ..LoadOptions::default()
     };
-    // The judge and the log are the user's; deadlines cut short would make
-    // turn ends fail open and stretched ones would hang the agent.
-    for key in [
-        "judge",
-        "log",
-        "agents",
-        "trust_project_config",
-        "ask_as",
-        "deadline",
-    ] {
-        if map.remove(key).is_some() {
-            refused.push(format!("{key}: only your own config may set it"));
-        }
-    }
-    if let Some(max) = map
-        .get("text")
-        .and_then(|t| t.get("max_bytes"))
-        .and_then(Value::as_u64)
-    {
-        let old = current
-            .get("text")
-            .and_then(|t| t.get("max_bytes"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        if max < old {
-            if let Some(t) = map.get_mut("text").and_then(Value::as_object_mut) {
-                t.remove("max_bytes");
-            }
-            refused.push(format!(
-                "text.max_bytes: {max} would judge less of the text than {old}"
-            ));
-        }
-    }
-    if let Some(Value::Object(dets)) = map.get_mut("detectors") {
-        for (name, settings) in dets.iter_mut() {
-            let Some(s) = settings.as_object_mut() else {
-                continue;
-            };
-            if s.get("enabled") == Some(&Value::Bool(false)) {
-                s.remove("enabled");
-                refused.push(format!(
-                    "detectors.{name}.enabled: false would switch a detector off"
-                ));
-            }
-            if s.get("mode").and_then(Value::as_str) == Some("shadow") {
-                s.remove("mode");
-                refused.push(format!(
-                    "detectors.{name}.mode: shadow would stop it blocking"
-                ));
-            }
-            if s.remove("file").is_some() {
-                refused.push(format!(
-                    "detectors.{name}.file: only your own config may load detector files"
-                ));
-            }
-        }
-    }
-    if let Some(Value::Object(fail)) = map.get_mut("failure") {
-        let before = current.get("failure").cloned().unwrap_or(Value::Null);
-        fail.retain(|kind, v| {
-            // Unset, a kind has its default policy (ask for gates).
-            let default = serde_json::from_value(Value::String(kind.clone()))
-                .map(|k| super::Config::default().failure_for(k))
-                .unwrap_or(Decision::Allow);
-            let old = before
-                .get(kind)
-                .and_then(Value::as_str)
-                .and_then(Decision::parse)
-                .unwrap_or(default);
-            let new = v
-                .as_str()
-                .and_then(Decision::parse)
-                .unwrap_or(Decision::Allow);
-            let keep = new.severity() >= old.severity();
-            if !keep {
-                refused.push(format!(
-                    "failure.{kind}: {} is looser than {}",
-                    new.as_str(),
-                    old.as_str()
-                ));
-            }
-            keep
-        });
-    }
-    if let Some(max) = map
-        .get("loop_guard")
-        .and_then(|l| l.get("max_blocks"))
-        .and_then(Value::as_u64)
-    {
-        let old = current
-            .get("loop_guard")
-            .and_then(|l| l.get("max_blocks"))
-            .and_then(Value::as_u64)
-            .unwrap_or(3);
-        // Fewer blocks let a violation through sooner; more let an agent
-        // loop longer: only the user may change it.
-        if max != old {
-            if let Some(l) = map.get_mut("loop_guard").and_then(Value::as_object_mut) {
-                l.remove("max_blocks");
-            }
-            let why = if max < old {
-                "would let a blocked turn end through sooner"
-            } else {
-                "would let an agent loop longer"
-            };
-            refused.push(format!("loop_guard.max_blocks: {max} {why} than {old}"));
-        }
-    }
-    refused
+    merge_files(&opts, FileLayers::empty()).map_or_else(|_| Config::default(), |l| l.config)
 }
 
 #[cfg(test)]
@@ -481,6 +339,7 @@ mod tests {
     /// YAML file's content, and the file fits the typed schema.
     #[test]
     fn the_pre_parsed_builtin_config_is_the_yaml_file() {
+        let _typed: Config = serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).unwrap();
         let from_yaml =
             parse_layer("built-in config.yaml", crate::builtin::DEFAULT_CONFIG).unwrap();
         let from_json: Value = serde_json::from_str(crate::builtin::DEFAULT_CONFIG_JSON).unwrap();

@@ -8,9 +8,9 @@
 
 mod layers;
 mod merge;
+mod tighten;
 
 use crate::event::EventKind;
-use crate::judge::JudgeConfig;
 use crate::verdict::Decision;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -46,6 +46,44 @@ pub struct Config {
     pub ask_as: Option<Decision>,
     /// Let the project's `.guard.yaml` loosen the policy too.
     pub trust_project_config: bool,
+}
+
+/// `judge:`: the judge (Layer 2), see `crate::judge`.
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct JudgeConfig {
+    /// `auto`, `none`, `command`, `codex`, `claude`, `gemini` or `http`.
+    pub backend: String,
+    /// The argv of the `command` backend (prompt on stdin, answer on stdout).
+    pub command: Vec<String>,
+    /// The model, for `codex`, `claude`, `gemini` and `http`.
+    pub model: Option<String>,
+    /// The base URL of the `http` backend (`/chat/completions` is added).
+    pub url: Option<String>,
+    /// The environment variable holding the `http` backend's API key.
+    pub api_key_env: Option<String>,
+    /// Time allowed for one judgment, in milliseconds (the hook's own
+    /// deadline may cut it shorter).
+    pub timeout_ms: u64,
+    /// The judge's output size cap, in bytes.
+    pub max_output_bytes: u64,
+    /// How long a verdict stays in the cache, in seconds (0 = no cache).
+    pub cache_ttl_s: u64,
+}
+
+impl Default for JudgeConfig {
+    fn default() -> Self {
+        JudgeConfig {
+            backend: "auto".into(),
+            command: Vec::new(),
+            model: None,
+            url: None,
+            api_key_env: None,
+            timeout_ms: 15_000,
+            max_output_bytes: 1024 * 1024,
+            cache_ttl_s: 24 * 3600,
+        }
+    }
 }
 
 /// `text:`: what part of the assistant's text is judged.
@@ -155,7 +193,7 @@ pub struct DetectorSettings {
     /// More Layer-1 keywords.
     pub extra_keywords: Vec<String>,
     /// More signal patterns.
-    pub extra_signals: Vec<crate::detector::PatternSpec>,
+    pub extra_signals: Vec<crate::pattern::PatternSpec>,
 }
 
 impl Default for DetectorSettings {

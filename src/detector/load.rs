@@ -2,11 +2,12 @@
 //! per-detector settings (enabled, mode, extra keywords and signals).
 //!
 //! The hook path loads in two steps: [`heads_lenient`] reads only what the
-//! keyword pass needs, and [`resolve`] reads the rest once a keyword hit.
+//! keyword pass needs, and [`LoadedHead::read`] reads the rest of the
+//! detectors whose keywords hit.
 
-use super::{DetectorSpec, PatternSpec, Rule};
+use super::{DetectorSpec, Head, PatternSpec, Rule};
 use crate::config::{Config, Mode};
-use crate::event::{Event, EventKind};
+use crate::event::Event;
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -89,7 +90,7 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
         }
     }
     for p in spec.signals.iter().chain(&spec.bypasses) {
-        crate::engine::compile_pattern(&p.pattern)
+        crate::pattern::compile(&p.pattern)
             .map_err(|e| invalid(format!("pattern `{}`: {e}", p.id)))?;
     }
     if let Some(shell) = &spec.shell {
@@ -103,31 +104,47 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
 
 /// The built-in detectors, parsed.
 pub fn builtins() -> Result<Vec<DetectorSpec>, DetectorError> {
-    crate::builtin::DETECTORS_JSON
-        .iter()
-        .map(|(stem, _)| builtin(stem))
+    crate::builtin::detectors()
+        .map(|(stem, json)| read_builtin(stem, json))
         .collect()
 }
 
-/// One built-in detector, from its pre-parsed JSON form (see `build.rs`):
-/// JSON reads several times faster than YAML, and `guard hook` is a
-/// short-lived process. Should the JSON not fit the schema, the YAML is
-/// parsed instead, so that the error names the file's line and column.
-fn builtin(stem: &str) -> Result<DetectorSpec, DetectorError> {
-    let source_name = format!("detectors/{stem}.yaml");
-    let json = crate::builtin::DETECTORS_JSON
-        .iter()
-        .find(|(s, _)| *s == stem)
-        .map(|(_, j)| *j);
-    if let Some(Ok(spec)) = json.map(serde_json::from_str::<DetectorSpec>) {
-        return Ok(spec);
+/// A built-in detector from its embedded JSON, with the literal gates
+/// build.rs computed for its patterns.
+fn read_builtin(stem: &'static str, json: &str) -> Result<DetectorSpec, DetectorError> {
+    #[derive(serde::Deserialize)]
+    struct Gates {
+        signals: Vec<Cow<'static, str>>,
+        bypasses: Vec<Cow<'static, str>>,
     }
-    let yaml = crate::builtin::DETECTORS
-        .iter()
-        .find(|(s, _)| *s == stem)
-        .map(|(_, y)| *y)
-        .unwrap_or_default();
-    parse(&source_name, yaml)
+    let mut spec: DetectorSpec = from_json(stem, json)?;
+    if let Some((_, gates)) = crate::builtin::pattern_gates().find(|(s, _)| *s == stem) {
+        let gates: Gates = from_json(stem, gates)?;
+        for (p, g) in spec.signals.iter_mut().zip(gates.signals) {
+            p.builtin_gate = Some(g);
+        }
+        for (p, g) in spec.bypasses.iter_mut().zip(gates.bypasses) {
+            p.builtin_gate = Some(g);
+        }
+    }
+    Ok(spec)
+}
+
+/// Reads one embedded form (a built-in detector's JSON, or its head) into
+/// its type. The JSON was written by build.rs from the detector's file, and
+/// the unit tests read every one: an error here is a bug, reported with the
+/// file's name rather than a panic.
+fn from_json<T: serde::de::DeserializeOwned>(stem: &str, json: &str) -> Result<T, DetectorError> {
+    serde_json::from_str(json).map_err(|e| embedded_error(stem, e))
+}
+
+fn embedded_error(stem: &str, e: serde_json::Error) -> DetectorError {
+    DetectorError::Parse {
+        source_name: format!("detectors/{stem}.yaml (embedded)"),
+        line: None,
+        column: None,
+        message: e.to_string(),
+    }
 }
 
 /// The detectors the config enables, in a stable order (built-ins first).
@@ -150,44 +167,18 @@ pub fn load_lenient(
     Ok((resolve(heads)?, unknown))
 }
 
-/// The part of a detector that Layer 1's keyword pass reads: whether it
-/// applies to an event, and its keywords.
-#[derive(Debug, Clone)]
-pub struct Head {
-    /// The detector's name.
-    pub name: String,
-    /// The event kinds it applies to.
-    pub events: Vec<EventKind>,
-    /// The canonical tool names it applies to (empty = all).
-    pub tools: Vec<String>,
-    /// Its Layer-1 keywords, the config's extra keywords included (the
-    /// built-in ones borrowed from the binary).
-    pub keywords: Vec<Cow<'static, str>>,
-}
-
-impl Head {
-    /// Whether the detector applies to an event (its kind, and its tools).
-    pub fn applies(&self, event: &Event) -> bool {
-        crate::engine::applies_to(&self.events, &self.tools, event)
-    }
-}
-
-/// An enabled detector known by its [`Head`]; [`resolve`] reads the rest.
+/// An enabled detector known by its [`Head`]; [`LoadedHead::read`] reads
+/// the rest.
 ///
 /// `guard hook` is a new process on every event, and most events hit no
 /// keyword: for those, reading each built-in detector's whole spec (prompts,
-/// patterns) was wasted work. A built-in detector's head is constant data
-/// that build.rs cut out of its file ([`crate::builtin::DETECTOR_HEADS`]).
+/// patterns) was wasted work.
 #[derive(Debug, Clone)]
 pub struct LoadedHead {
     /// Name, events, tools and keywords (extra keywords included).
     pub head: Head,
     /// Enforce or shadow.
     pub mode: Mode,
-    /// Its place in [`crate::builtin::DETECTOR_HEADS`] when it is a built-in
-    /// detector whose keywords are the built-in ones (no extra keywords):
-    /// Layer 1 then uses the keyword index built ahead of time.
-    pub builtin_keywords: Option<usize>,
     /// Signals the config adds.
     extra_signals: Vec<PatternSpec>,
     /// Where the rest of the spec is.
@@ -196,18 +187,92 @@ pub struct LoadedHead {
 
 #[derive(Debug, Clone)]
 enum HeadSource {
-    /// A built-in detector, by file stem: parsed on demand.
+    /// A built-in detector, by file stem: read on demand.
     Builtin(&'static str),
     /// A user's detector file, already parsed.
     Parsed(Box<DetectorSpec>),
 }
 
-fn builtin_head(head: &crate::builtin::BuiltinHead) -> Head {
-    Head {
-        name: head.name.to_string(),
-        events: head.events.to_vec(),
-        tools: head.tools.iter().map(|t| t.to_string()).collect(),
-        keywords: head.keywords.iter().map(|k| Cow::Borrowed(*k)).collect(),
+impl LoadedHead {
+    /// The whole detector, with the config's additions.
+    pub fn read(self) -> Result<LoadedDetector, DetectorError> {
+        let mut spec = match self.source {
+            HeadSource::Builtin(stem) => {
+                let (_, json) = crate::builtin::detectors()
+                    .find(|(s, _)| *s == stem)
+                    .ok_or_else(|| DetectorError::Unknown(stem.to_string()))?;
+                read_builtin(stem, json)?
+            }
+            HeadSource::Parsed(spec) => *spec,
+        };
+        spec.keywords = (self.head.keywords.into_iter())
+            .map(Cow::into_owned)
+            .collect();
+        spec.signals.extend(self.extra_signals);
+        Ok(LoadedDetector {
+            spec,
+            mode: self.mode,
+        })
+    }
+}
+
+/// A detector as the engine holds it: by its head until its keywords hit,
+/// then by its whole spec.
+#[derive(Debug, Clone)]
+pub enum Detector {
+    /// Only the head was read.
+    Head(LoadedHead),
+    /// The whole spec was read.
+    Full(LoadedDetector),
+}
+
+impl Detector {
+    /// The detector's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Detector::Head(h) => &h.head.name,
+            Detector::Full(d) => &d.spec.name,
+        }
+    }
+
+    /// Enforce or shadow.
+    pub fn mode(&self) -> Mode {
+        match self {
+            Detector::Head(h) => h.mode,
+            Detector::Full(d) => d.mode,
+        }
+    }
+
+    /// Whether the detector applies to an event (its kind, and its tools).
+    pub fn applies(&self, event: &Event) -> bool {
+        match self {
+            Detector::Head(h) => h.head.applies(event),
+            Detector::Full(d) => d.spec.applies(event),
+        }
+    }
+
+    /// Its keywords (extra keywords included).
+    pub fn keywords(&self) -> Vec<&str> {
+        match self {
+            Detector::Head(h) => h.head.keywords.iter().map(|k| k.as_ref()).collect(),
+            Detector::Full(d) => d.spec.keywords.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The whole detector, when it was read.
+    pub fn full(&self) -> Option<&LoadedDetector> {
+        match self {
+            Detector::Head(_) => None,
+            Detector::Full(d) => Some(d),
+        }
+    }
+
+    /// The whole detector: read now if only its head was.
+    pub fn read(self) -> Result<Detector, DetectorError> {
+        match self {
+            Detector::Head(h) => Ok(Detector::Full(h.read()?)),
+            full => Ok(full),
+        }
     }
 }
 
@@ -216,32 +281,23 @@ fn builtin_head(head: &crate::builtin::BuiltinHead) -> Head {
 pub fn heads_lenient(
     config: &Config,
 ) -> Result<(Vec<LoadedHead>, Vec<DetectorError>), DetectorError> {
-    let mut entries: Vec<(Head, HeadSource, Option<usize>)> = Vec::new();
-    for (position, head) in crate::builtin::DETECTOR_HEADS.iter().enumerate() {
-        entries.push((
-            builtin_head(head),
-            HeadSource::Builtin(head.stem),
-            Some(position),
-        ));
+    let mut entries: Vec<(Head, HeadSource)> = Vec::new();
+    for (stem, head) in crate::builtin::detector_heads() {
+        let head: Head = serde_json::from_str(head).map_err(|e| embedded_error(stem, e))?;
+        entries.push((head, HeadSource::Builtin(stem)));
     }
     let mut unknown = Vec::new();
     for (name, settings) in &config.detectors {
         if let Some(file) = &settings.file {
             let spec = read_file(file)?;
-            entries.retain(|(h, _, _)| h.name != spec.name);
-            let head = Head {
-                name: spec.name.clone(),
-                events: spec.events.clone(),
-                tools: spec.tools.clone(),
-                keywords: spec.keywords.iter().cloned().map(Cow::Owned).collect(),
-            };
-            entries.push((head, HeadSource::Parsed(Box::new(spec)), None));
-        } else if !entries.iter().any(|(h, _, _)| &h.name == name) {
+            entries.retain(|(h, _)| h.name != spec.name);
+            entries.push((spec.head(), HeadSource::Parsed(Box::new(spec))));
+        } else if !entries.iter().any(|(h, _)| &h.name == name) {
             unknown.push(DetectorError::Unknown(name.clone()));
         }
     }
     let mut out = Vec::new();
-    for (mut head, source, mut builtin_keywords) in entries {
+    for (mut head, source) in entries {
         let settings = config
             .detectors
             .get(&head.name)
@@ -250,15 +306,11 @@ pub fn heads_lenient(
         if !settings.enabled {
             continue;
         }
-        if !settings.extra_keywords.is_empty() {
-            builtin_keywords = None;
-            head.keywords
-                .extend(settings.extra_keywords.iter().cloned().map(Cow::Owned));
-        }
+        head.keywords
+            .extend(settings.extra_keywords.into_iter().map(Cow::Owned));
         out.push(LoadedHead {
             head,
             mode: settings.mode,
-            builtin_keywords,
             extra_signals: settings.extra_signals,
             source,
         });
@@ -268,51 +320,7 @@ pub fn heads_lenient(
 
 /// Reads the whole spec of each detector, with the config's additions.
 pub fn resolve(heads: Vec<LoadedHead>) -> Result<Vec<LoadedDetector>, DetectorError> {
-    resolve_where(heads, |_| true)
-}
-
-/// Like [`resolve`], but reads the whole spec only of the detectors for
-/// which `wanted(index)` holds; the others get their head alone (no
-/// patterns, no judge, no message), which is all Layer 1 reads of a
-/// detector whose keywords did not hit. `guard hook` spares itself the
-/// parsing of specs it would not use.
-pub fn resolve_where(
-    heads: Vec<LoadedHead>,
-    wanted: impl Fn(usize) -> bool,
-) -> Result<Vec<LoadedDetector>, DetectorError> {
-    heads
-        .into_iter()
-        .enumerate()
-        .map(|(i, h)| {
-            if !wanted(i) {
-                let spec = DetectorSpec {
-                    name: h.head.name,
-                    description: String::new(),
-                    events: h.head.events,
-                    tools: h.head.tools,
-                    keywords: owned(h.head.keywords),
-                    signals: Vec::new(),
-                    bypasses: Vec::new(),
-                    shell: None,
-                    judge: None,
-                    on_violation: None,
-                    reason: String::new(),
-                };
-                return Ok(LoadedDetector { spec, mode: h.mode });
-            }
-            let mut spec = match h.source {
-                HeadSource::Builtin(stem) => builtin(stem)?,
-                HeadSource::Parsed(spec) => *spec,
-            };
-            spec.keywords = owned(h.head.keywords);
-            spec.signals.extend(h.extra_signals);
-            Ok(LoadedDetector { spec, mode: h.mode })
-        })
-        .collect()
-}
-
-fn owned(keywords: Vec<Cow<'static, str>>) -> Vec<String> {
-    keywords.into_iter().map(Cow::into_owned).collect()
+    heads.into_iter().map(LoadedHead::read).collect()
 }
 
 fn read_file(path: &Path) -> Result<DetectorSpec, DetectorError> {
@@ -334,16 +342,10 @@ mod tests {
     /// pre-parsed; it must be the same spec as the YAML file says.
     #[test]
     fn every_pre_parsed_builtin_detector_is_its_yaml_file() {
-        let pairs = crate::builtin::DETECTORS
-            .iter()
-            .zip(crate::builtin::DETECTORS_JSON);
-        assert_eq!(
-            crate::builtin::DETECTORS.len(),
-            crate::builtin::DETECTORS_JSON.len()
-        );
-        for ((stem, yaml), (json_stem, json)) in pairs {
-            assert_eq!(stem, json_stem);
-            let from_yaml = parse(stem, yaml).unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("detectors");
+        for (stem, json) in crate::builtin::detectors() {
+            let yaml = std::fs::read_to_string(dir.join(format!("{stem}.yaml"))).unwrap();
+            let from_yaml = parse(stem, &yaml).unwrap();
             let from_json: DetectorSpec = serde_json::from_str(json).unwrap();
             assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
         }
@@ -353,13 +355,28 @@ mod tests {
     #[test]
     fn every_embedded_head_is_its_detector_file() {
         let specs = builtins().unwrap();
-        assert_eq!(specs.len(), crate::builtin::DETECTOR_HEADS.len());
-        for (spec, head) in specs.iter().zip(crate::builtin::DETECTOR_HEADS) {
-            let head = builtin_head(head);
-            assert_eq!(head.name, spec.name);
-            assert_eq!(head.events, spec.events);
-            assert_eq!(head.tools, spec.tools);
-            assert_eq!(owned(head.keywords), spec.keywords);
+        assert_eq!(specs.len(), crate::builtin::detector_heads().count());
+        for (spec, (_, head)) in specs.iter().zip(crate::builtin::detector_heads()) {
+            let head: Head = serde_json::from_str(head).unwrap();
+            assert_eq!(format!("{head:?}"), format!("{:?}", spec.head()));
         }
+    }
+
+    /// The embedded gates are the ones computed at run time, each on its
+    /// own pattern.
+    #[test]
+    fn every_embedded_gate_is_its_patterns() {
+        let mut checked = 0;
+        for spec in builtins().unwrap() {
+            for p in spec.signals.iter().chain(&spec.bypasses) {
+                let embedded = p.builtin_gate.as_deref().expect(&p.id);
+                assert_eq!(
+                    embedded,
+                    crate::pattern::Gate::of_pattern(&p.pattern).encode()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 }

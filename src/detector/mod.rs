@@ -9,12 +9,66 @@
 pub mod load;
 pub mod rule;
 
-use crate::event::EventKind;
+use crate::event::{Event, EventKind};
 use crate::verdict::Decision;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
+pub use crate::pattern::PatternSpec;
 pub use rule::{Rule, RuleError};
+
+/// What Layer 1's keyword pass reads of a detector: the events it applies
+/// to and its keywords. `guard hook` reads only this much of a built-in
+/// detector until one of its keywords hits (see [`load`]), from the binary
+/// (hence `'static`: its keywords are borrowed from there, not copied).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
+pub struct Head {
+    /// See [`DetectorSpec::name`].
+    pub name: String,
+    /// See [`DetectorSpec::events`].
+    pub events: Vec<EventKind>,
+    /// See [`DetectorSpec::tools`].
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// See [`DetectorSpec::keywords`]; the config's extra keywords are added
+    /// by [`load`].
+    #[serde(deserialize_with = "borrowed_strings")]
+    pub keywords: Vec<Cow<'static, str>>,
+}
+
+/// A list of strings, each borrowed from the text it is read from unless it
+/// holds an escape.
+fn borrowed_strings<'de: 'static, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<Cow<'static, str>>, D::Error> {
+    #[derive(Deserialize)]
+    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
+    let list = Vec::<Borrowed<'de>>::deserialize(d)?;
+    Ok(list.into_iter().map(|b| b.0).collect())
+}
+
+impl Head {
+    /// Whether the detector applies to an event (its kind, and its tools).
+    pub fn applies(&self, event: &Event) -> bool {
+        applies_to(&self.events, &self.tools, event)
+    }
+}
+
+/// Whether a detector of these event kinds and tools applies to an event.
+pub fn applies_to(events: &[EventKind], tools: &[String], event: &Event) -> bool {
+    if !events.contains(&event.kind) {
+        return false;
+    }
+    if tools.is_empty() {
+        return true;
+    }
+    event
+        .tool
+        .as_ref()
+        .is_some_and(|t| tools.contains(&t.canonical))
+}
 
 /// One detector, as written in its YAML file.
 #[derive(Debug, Clone, Deserialize)]
@@ -53,21 +107,29 @@ pub struct DetectorSpec {
     pub reason: String,
 }
 
-/// A named regular expression (case-insensitive; `.` does not cross lines).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PatternSpec {
-    /// Stable id, shown by `guard check` and logged.
-    pub id: String,
-    /// The regex (Rust `regex` syntax).
-    pub pattern: String,
+impl DetectorSpec {
+    /// Whether the detector applies to an event (its kind, and its tools).
+    pub fn applies(&self, event: &Event) -> bool {
+        applies_to(&self.events, &self.tools, event)
+    }
+
+    /// Its [`Head`].
+    pub fn head(&self) -> Head {
+        Head {
+            name: self.name.clone(),
+            events: self.events.clone(),
+            tools: self.tools.clone(),
+            keywords: self.keywords.iter().cloned().map(Cow::Owned).collect(),
+        }
+    }
 }
 
 /// What the judge is asked and how its answer is read.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeSpec {
-    /// Bump when the prompt changes in meaning: it keys the verdict cache.
+    /// The prompt's version, for the people who edit it (the verdict cache
+    /// keys on the prompt's text itself, see `judge::cache::key`).
     #[serde(default = "one")]
     pub version: u32,
     /// The detector's prompt (the envelope adds the preamble and the text).

@@ -1,5 +1,6 @@
-//! The hook's fast path (heads only, no patterns read) must give the verdict
-//! the full engine gives when no keyword hits.
+//! The hook's two-step path (heads, then only the detectors whose keywords
+//! hit read in full) must give the verdict the engine gives over every
+//! detector read in full.
 
 use super::*;
 use crate::config::{self, LoadOptions};
@@ -20,45 +21,35 @@ fn config() -> Config {
 }
 
 #[test]
-fn the_all_miss_verdict_is_the_engines_verdict_on_a_quiet_turn() {
+fn the_two_step_path_gives_the_full_engines_verdict() {
     let cfg = config();
-    let mut event = Event::new("claude-code", EventKind::Stop);
-    event.text = Some("The parser reads each record once and keeps offsets in a table.".into());
-    let (heads, _) = load::heads_lenient(&cfg).unwrap();
-    let index = Layer1Index::for_event(&heads, &event);
-    let hits = index.keyword_hits(&Engine::subject(&event, &cfg), heads.len());
-    let applicable_hits: Vec<_> = heads
-        .iter()
-        .zip(&hits)
-        .filter(|(h, _)| h.head.applies(&event))
-        .collect();
-    assert!(applicable_hits.len() > 1);
-    assert!(
-        applicable_hits.iter().all(|(_, k)| k.is_empty()),
-        "the text must be quiet: {hits:?}"
-    );
-    let fast = all_miss_verdict(
-        heads
-            .iter()
-            .filter(|h| h.head.applies(&event))
-            .map(|h| (h.head.name.as_str(), h.mode)),
-    );
-    let engine = Engine::new(load::resolve(heads).unwrap()).unwrap();
     let opts = EvalOptions {
         use_judge: false,
         deadline: Instant::now() + std::time::Duration::from_secs(5),
         cache_dir: None,
-        shell: ShellContext {
-            cwd: None,
-            repo_root: None,
-            home: None,
-        },
+        shell: ShellContext::default(),
     };
-    let full = engine.evaluate(&event, &cfg, &opts);
-    assert_eq!(
-        serde_json::to_value(&fast).unwrap(),
-        serde_json::to_value(&full).unwrap()
-    );
+    let full = Engine::new(load::load(&cfg).unwrap()).unwrap();
+    for text in [
+        "The parser reads each record once and keeps offsets in a table.",
+        "All tests pass. Shall I commit and push this now?",
+    ] {
+        let mut event = Event::new("claude-code", EventKind::Stop);
+        event.text = Some(text.into());
+        let (heads, _) = load::heads_lenient(&cfg).unwrap();
+        let lazy = Engine::of_heads(heads, &event);
+        let subject = Engine::subject(&event, &cfg);
+        let hits = lazy.keyword_hits(&subject);
+        let lazy = lazy.read_hits(&hits).unwrap();
+        let read = lazy.detectors().count();
+        assert!(read < full.detectors().count(), "{read} read for {text:?}");
+        let two_step = lazy.evaluate_hits(&event, &cfg, &opts, &subject, hits);
+        assert_eq!(
+            serde_json::to_value(&two_step).unwrap(),
+            serde_json::to_value(full.evaluate(&event, &cfg, &opts)).unwrap(),
+            "{text}"
+        );
+    }
 }
 
 #[test]

@@ -1,114 +1,93 @@
 //! Which detectors' keywords occur in a text: one [`KeywordSet`] pass over
 //! the keywords of all detectors, each hit credited to the detectors that
-//! own the keyword.
-//!
-//! The built-in detectors' indexes are built by build.rs and embedded, one
-//! per set of event kinds ([`crate::builtin::BUILTIN_KEYWORD_INDEXES`]):
-//! building an index on every hook call (lowercasing, deduplicating and
-//! anchoring ~470 keywords) cost more than the scan of a 4 KB text, and a
-//! turn end need not look for the shell keywords of a pre-tool detector.
-//! An index over other keyword lists (a user's detector file, a config's
-//! extra keywords) is built at run time.
+//! own the keyword. The index is built on every hook call, over the
+//! detectors that apply to the event (a turn end does not look for the
+//! shell keywords of a pre-tool detector): lowercasing, deduplicating and
+//! anchoring the built-in detectors' ~470 keywords takes tens of
+//! microseconds.
 
-use super::gate::BuildFnv;
-use super::keywords::{keyword_owners, letter_cost, pack, KeywordSet};
-use crate::builtin::{BuiltinKeywordIndex, BUILTIN_KEYWORD_INDEXES, DETECTOR_HEADS};
-use crate::event::EventKind;
-use std::collections::HashSet;
+use crate::keywords::KeywordSet;
+use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// A keyword index over a list of detectors (by their index in the list):
-/// the keyword set, and keyword id → the keyword and the detectors that
-/// own it.
-pub(crate) enum KeywordIndex {
-    /// Built at run time: owners are detector indexes.
-    Listed {
-        set: Box<KeywordSet>,
-        owners: Vec<(String, Vec<usize>)>,
-    },
-    /// An embedded index: owners are positions in
-    /// [`crate::builtin::DETECTOR_HEADS`], mapped to detector indexes by
-    /// `detector_at` (`None`: not in the list).
-    Builtin {
-        index: &'static BuiltinKeywordIndex,
-        detector_at: Vec<Option<usize>>,
-    },
+/// the distinct keywords, lowercased, in one set, and for each keyword id
+/// the detectors that own it (`owners[starts[id]..starts[id + 1]]`). A few
+/// flat vectors: a hook builds and drops one on every call.
+pub(crate) struct KeywordIndex {
+    set: KeywordSet,
+    starts: Vec<u32>,
+    owners: Vec<u32>,
 }
 
 impl KeywordIndex {
-    /// Indexes the keyword lists of detectors, one list per detector.
-    pub fn from_keyword_lists<'a, K: AsRef<str> + 'a>(
-        lists: impl Iterator<Item = &'a [K]>,
-    ) -> KeywordIndex {
-        let owners = keyword_owners(lists.enumerate());
-        // Anchors that build.rs found rare in English prose come first:
-        // anchored by letter frequency alone, the built-in keywords made an
-        // index built here scan quiet prose at 0.71 GB/s, against 1.06 for
-        // the embedded one (docs/performance.md).
-        let rare: HashSet<u32, BuildFnv> = BUILTIN_KEYWORD_INDEXES
-            .iter()
-            .flat_map(|i| i.set.anchor_words())
-            .collect();
-        let set = KeywordSet::with_anchor_cost(owners.iter().map(|(k, _)| k.as_str()), |w| {
-            let unvetted = !rare.contains(&(pack(w) | 0x2020_2020));
-            u64::from(unvetted) << 32 | letter_cost(w)
-        });
-        KeywordIndex::Listed {
-            set: Box::new(set),
-            owners,
-        }
-    }
-
-    /// The embedded index for events of `kind`, over detectors given as
-    /// (position in [`crate::builtin::DETECTOR_HEADS`] when it is a
-    /// built-in detector with its built-in keywords, whether it applies to
-    /// the event). Hits are found only for the detectors that apply. `None`
-    /// when one that applies is not such a built-in detector.
-    pub fn builtin(
-        kind: EventKind,
-        detectors: impl Iterator<Item = (Option<usize>, bool)>,
-    ) -> Option<KeywordIndex> {
-        let mut detector_at = vec![None; DETECTOR_HEADS.len()];
-        for (i, (position, applies)) in detectors.enumerate() {
-            if applies {
-                *detector_at.get_mut(position?)? = Some(i);
+    /// Indexes the keyword lists of detectors, one list per detector, in
+    /// order of first appearance; empty keywords are left out.
+    pub fn new<'a>(lists: impl Iterator<Item = Vec<&'a str>>) -> KeywordIndex {
+        let mut keywords: Vec<Cow<'a, str>> = Vec::new();
+        // Keyword → its id (a linear search was quadratic in the ~660
+        // built-in keywords). Keys borrow the caller's keywords when
+        // lowercasing changes nothing (nearly all).
+        let mut ids: HashMap<Cow<'a, str>, u32, BuildFnv> =
+            HashMap::with_capacity_and_hasher(1024, BuildFnv);
+        // (keyword id, owner), each pair once, owners in order.
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        let mut last_owner: Vec<u32> = Vec::new();
+        for (owner, list) in lists.enumerate() {
+            let owner = owner as u32;
+            for kw in list {
+                let kw: Cow<'a, str> =
+                    if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+                        Cow::Owned(kw.to_lowercase())
+                    } else {
+                        Cow::Borrowed(kw)
+                    };
+                if kw.is_empty() {
+                    continue;
+                }
+                let id = *ids.entry(kw).or_insert_with_key(|kw| {
+                    keywords.push(kw.clone());
+                    last_owner.push(u32::MAX);
+                    keywords.len() as u32 - 1
+                });
+                if last_owner[id as usize] != owner {
+                    last_owner[id as usize] = owner;
+                    pairs.push((id, owner));
+                }
             }
         }
-        // No embedded index: no built-in detector applies to `kind`.
-        static NONE: BuiltinKeywordIndex = BuiltinKeywordIndex {
-            kinds: &[],
-            set: KeywordSet::from_parts(&[], &[], (&[], &[], &[]), None, &[], &[]),
-            owners: &[],
-        };
-        let index = BUILTIN_KEYWORD_INDEXES
-            .iter()
-            .find(|i| i.kinds.contains(&kind))
-            .unwrap_or(&NONE);
-        Some(KeywordIndex::Builtin { index, detector_at })
+        // Owners grouped by keyword id, by a counting sort that keeps their
+        // order.
+        let mut starts = vec![0u32; keywords.len() + 1];
+        for &(id, _) in &pairs {
+            starts[id as usize + 1] += 1;
+        }
+        for i in 0..keywords.len() {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut owners = vec![0u32; pairs.len()];
+        for &(id, owner) in &pairs {
+            owners[next[id as usize] as usize] = owner;
+            next[id as usize] += 1;
+        }
+        let set = KeywordSet::new(keywords.iter().map(|k| k.as_ref()));
+        KeywordIndex {
+            set,
+            starts,
+            owners,
+        }
     }
 
     /// Which keywords hit, per detector index (`detector_count` lists), each
     /// detector's in the order of their first occurrence in the text.
     pub fn hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
         let mut hits: Vec<Vec<String>> = vec![Vec::new(); detector_count];
-        match self {
-            KeywordIndex::Listed { set, owners } => {
-                for id in set.find(text) {
-                    let (kw, ds) = &owners[id];
-                    for &d in ds {
-                        hits[d].push(kw.clone());
-                    }
-                }
-            }
-            KeywordIndex::Builtin { index, detector_at } => {
-                for id in index.set.find(text) {
-                    let (kw, positions) = index.owners[id];
-                    for &p in positions {
-                        if let Some(Some(d)) = detector_at.get(usize::from(p)) {
-                            if let Some(list) = hits.get_mut(*d) {
-                                list.push(kw.to_string());
-                            }
-                        }
-                    }
+        for id in self.set.find(text) {
+            let owners = &self.owners[self.starts[id] as usize..self.starts[id + 1] as usize];
+            for &d in owners {
+                if let Some(list) = hits.get_mut(d as usize) {
+                    list.push(self.set.keyword_text(id).to_string());
                 }
             }
         }
@@ -116,67 +95,48 @@ impl KeywordIndex {
     }
 }
 
+/// FNV-1a, for a map of short keys that no attacker chooses (the detectors'
+/// keywords), where SipHash's flood resistance costs more than the rest of
+/// a lookup.
+#[derive(Default, Clone, Copy)]
+struct BuildFnv;
+
+/// The state of an FNV-1a hash.
+struct Fnv(u64);
+
+impl std::hash::BuildHasher for BuildFnv {
+    type Hasher = Fnv;
+    fn build_hasher(&self) -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// For every event kind, the embedded index finds what an index built
-    /// from the keywords of the built-in detectors that apply finds, for
-    /// any subset of them in any order.
     #[test]
-    fn the_embedded_indexes_are_the_ones_built_at_run_time() {
-        let prose = include_str!("../../tests/corpus/agent-prose.txt");
-        let commands = include_str!("../../tests/corpus/pre-tool.yaml");
-        let extra = "COMMIT and push; コミット, producción; rm -rf / && git push --force";
-        let texts: Vec<&str> = prose
-            .split("\n\n")
-            .chain(commands.lines())
-            .chain([prose, extra])
-            .collect();
-        let all: Vec<usize> = (0..DETECTOR_HEADS.len()).collect();
-        let mut reversed_subset: Vec<usize> = all.iter().copied().step_by(2).collect();
-        reversed_subset.reverse();
-        for kind in EventKind::ALL {
-            for positions in [&all, &reversed_subset] {
-                let lists: Vec<&[&str]> = positions
-                    .iter()
-                    .map(|&p| {
-                        let head = &DETECTOR_HEADS[p];
-                        if head.events.contains(&kind) {
-                            head.keywords
-                        } else {
-                            &[]
-                        }
-                    })
-                    .collect();
-                let built = KeywordIndex::from_keyword_lists(lists.iter().copied());
-                let embedded = KeywordIndex::builtin(
-                    kind,
-                    positions
-                        .iter()
-                        .map(|&p| (Some(p), DETECTOR_HEADS[p].events.contains(&kind))),
-                )
-                .unwrap();
-                for text in &texts {
-                    assert_eq!(
-                        embedded.hits(text, positions.len()),
-                        built.hits(text, positions.len()),
-                        "{kind:?}: {text:?}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn a_detector_that_is_not_built_in_takes_the_index_built_at_run_time() {
-        let applies = (0..DETECTOR_HEADS.len())
-            .find(|&p| DETECTOR_HEADS[p].events.contains(&EventKind::Stop))
-            .unwrap();
-        let detectors = [(Some(applies), true), (None, true)];
-        assert!(KeywordIndex::builtin(EventKind::Stop, detectors.into_iter()).is_none());
-        // One that does not apply to the event does not need the index.
-        let detectors = [(Some(applies), true), (None, false)];
-        assert!(KeywordIndex::builtin(EventKind::Stop, detectors.into_iter()).is_some());
+    fn each_hit_goes_to_every_detector_that_owns_the_keyword() {
+        let lists: Vec<Vec<String>> = vec![
+            vec!["Commit".into(), "push".into()],
+            vec![],
+            vec!["push".into(), "deploy".into(), "".into()],
+        ];
+        let index = KeywordIndex::new(lists.iter().map(|l| l.iter().map(String::as_str).collect()));
+        let hits = index.hits("Deploy, then PUSH and commit.", 3);
+        assert_eq!(hits[0], vec!["push", "commit"]);
+        assert!(hits[1].is_empty());
+        assert_eq!(hits[2], vec!["deploy", "push"]);
     }
 }

@@ -2,32 +2,25 @@
 //! then, only for detectors with a keyword hit, their signal and bypass
 //! patterns (or their shell rules). Cheap, wide, for recall: a hit only
 //! means "ask the judge"; a bypass is a clear allow that needs no judge.
+//!
+//! A pattern is compiled only where its literal gate holds on the text, as
+//! a forward-only matcher ([`crate::pattern`]).
 
-use super::gate::{Gate, GateText};
 use super::keyword_index::KeywordIndex;
-use super::matcher::{Matcher, TextClass};
-use crate::detector::load::{LoadedDetector, LoadedHead};
-use crate::event::Event;
+use crate::detector::load::{Detector, LoadedDetector};
+use crate::detector::PatternSpec;
+use crate::pattern::{Gate, GateText, Matcher, TextClass};
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-/// Compiles one pattern the way the engine does (case-insensitive,
-/// size-limited); the error is regex's own message.
-pub fn compile_pattern(pattern: &str) -> Result<Matcher, String> {
-    Matcher::new(pattern)
-}
-
-/// At most this many threads compile patterns at once.
-const MAX_COMPILE_THREADS: usize = 4;
-
 /// One pattern, compiled on first use behind its literal gate (see
-/// [`super::gate`]): a pattern whose gate does not hold on the text cannot
-/// match and is never compiled.
+/// [`crate::pattern::Gate`]): a pattern whose gate does not hold on the
+/// text cannot match and is never compiled.
 #[derive(Default)]
 struct Gated {
+    /// The literal gate, encoded.
     gate: OnceLock<Cow<'static, str>>,
     regex: OnceLock<Result<Matcher, String>>,
     /// The cheaper build for pure-ASCII text (`None`: the pattern needs
@@ -38,34 +31,22 @@ struct Gated {
     ascii_boundaries: OnceLock<Option<Matcher>>,
 }
 
-/// What was prepared at build time for a built-in pattern: its encoded
-/// gate and the encoded HIR of its ASCII build ("" when it has none).
-fn prepared(pattern: &str) -> Option<(&'static str, &'static str)> {
-    let table = crate::builtin::PATTERN_PREP;
-    let at = table.binary_search_by(|(p, ..)| (*p).cmp(pattern)).ok()?;
-    Some((table[at].1, table[at].2))
-}
-
-/// The encoded gate of `pattern`: embedded for the built-in patterns
-/// (computed at build time), computed here for the user's.
-fn gate_of(pattern: &str) -> Cow<'static, str> {
-    match prepared(pattern) {
-        Some((gate, _)) => Cow::Borrowed(gate),
-        None => Cow::Owned(Gate::of_pattern(pattern).encode()),
+/// The encoded gate of a pattern: computed by build.rs for the built-in
+/// patterns, here for the user's.
+fn gate_of(p: &PatternSpec) -> Cow<'static, str> {
+    match &p.builtin_gate {
+        Some(gate) => gate.clone(),
+        None => Cow::Owned(Gate::of_pattern(&p.pattern).encode()),
     }
 }
 
-/// The ASCII build of a built-in `pattern`, from its embedded HIR. A
-/// user's pattern always takes the Unicode build: that is the build whose
-/// errors and size limits `guard config validate` reports, and an ASCII
-/// build could accept what it refuses (`\w{1000}` is small over ASCII).
-fn ascii_build_of(pattern: &str) -> Option<Matcher> {
-    match prepared(pattern) {
-        Some((_, code)) if !code.is_empty() => {
-            Matcher::from_ascii_hir(&super::ascii_hir::decode(code)?)
-        }
-        _ => None,
-    }
+/// The ASCII build of a built-in pattern. A user's pattern always takes the
+/// Unicode build: that is the build whose errors and size limits `guard
+/// config validate` reports, and an ASCII build could accept what it
+/// refuses (`\w{1000}` is small over ASCII).
+fn ascii_build_of(p: &PatternSpec) -> Option<Matcher> {
+    p.builtin_gate.as_ref()?;
+    Matcher::for_ascii_text(&p.pattern)
 }
 
 /// Which of a detector's pattern lists.
@@ -76,7 +57,7 @@ enum List {
 }
 
 impl List {
-    fn patterns(self, d: &LoadedDetector) -> &[crate::detector::PatternSpec] {
+    fn patterns(self, d: &LoadedDetector) -> &[PatternSpec] {
         match self {
             List::Signals => &d.spec.signals,
             List::Bypasses => &d.spec.bypasses,
@@ -97,7 +78,7 @@ struct Job<'a> {
     detector: &'a str,
     list: List,
     position: usize,
-    pattern: &'a crate::detector::PatternSpec,
+    pattern: &'a PatternSpec,
     slot: &'a Gated,
 }
 
@@ -108,7 +89,7 @@ impl Job<'_> {
     fn compile_for(&self, class: TextClass) -> Result<&Matcher, &String> {
         let pattern = &self.pattern.pattern;
         let cheaper = match class {
-            TextClass::Ascii => self.slot.ascii.get_or_init(|| ascii_build_of(pattern)),
+            TextClass::Ascii => self.slot.ascii.get_or_init(|| ascii_build_of(self.pattern)),
             TextClass::NoWordCharBeyondAscii => self
                 .slot
                 .ascii_boundaries
@@ -121,9 +102,18 @@ impl Job<'_> {
         }
     }
 
+    /// Whether the pattern matches `text` (of class `class`); the error
+    /// names the detector and pattern.
+    fn run(&self, text: &str, class: TextClass) -> Result<bool, String> {
+        match self.compile_for(class) {
+            Ok(m) => Ok(m.is_match(text)),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
     fn compile(&self) -> &Result<Matcher, String> {
         self.slot.regex.get_or_init(|| {
-            compile_pattern(&self.pattern.pattern).map_err(|e| {
+            crate::pattern::compile(&self.pattern.pattern).map_err(|e| {
                 format!(
                     "detector `{}`: {} pattern `{}` (`{}`) is invalid: {}",
                     self.detector,
@@ -137,43 +127,9 @@ impl Job<'_> {
     }
 }
 
-/// Compiles and runs the jobs on `text` (of class `class`), on several
-/// threads when there are several: a turn that passes the gates of several
-/// patterns pays for the slowest few, not for all in a row. Outcomes come
-/// in the jobs' order. A thread that cannot start leaves its share to the
-/// others.
+/// Compiles and runs the jobs on `text` (of class `class`), in order.
 fn run_all(jobs: &[&Job], text: &str, class: TextClass) -> Vec<Result<bool, String>> {
-    static CPUS: OnceLock<usize> = OnceLock::new();
-    let run = |job: &Job| match job.compile_for(class) {
-        Ok(m) => Ok(m.is_match(text)),
-        Err(e) => Err(e.clone()),
-    };
-    if jobs.len() < 2 {
-        return jobs.iter().map(|job| run(job)).collect();
-    }
-    let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let threads = cpus.min(jobs.len()).min(MAX_COMPILE_THREADS);
-    let outcomes: Vec<OnceLock<Result<bool, String>>> =
-        jobs.iter().map(|_| OnceLock::new()).collect();
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let (Some(job), Some(slot)) = (jobs.get(i), outcomes.get(i)) else {
-            break;
-        };
-        let _ = slot.set(run(job));
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            let _ = std::thread::Builder::new().spawn_scoped(scope, work);
-        }
-        work();
-    });
-    outcomes
-        .into_iter()
-        .zip(jobs)
-        .map(|(slot, job)| slot.into_inner().unwrap_or_else(|| run(job)))
-        .collect()
+    jobs.iter().map(|job| job.run(text, class)).collect()
 }
 
 /// The positions of the jobs whose pattern matched, from their outcomes (in
@@ -259,39 +215,19 @@ impl Layer1Result {
 pub type KeywordHit<'a> = (usize, &'a LoadedDetector, Vec<String>);
 
 impl Layer1Index {
-    /// Indexes every detector's keywords (patterns are compiled later, on use).
-    pub fn new(detectors: &[LoadedDetector]) -> Result<Layer1Index, String> {
-        let keywords =
-            KeywordIndex::from_keyword_lists(detectors.iter().map(|d| d.spec.keywords.as_slice()));
-        Ok(Self::with_keywords(keywords, detectors.len()))
-    }
-
-    /// The index of detectors known by their heads, in engine order, for
-    /// an event: the embedded index of its kind when every detector that
-    /// applies is a built-in one with its built-in keywords, else one built
-    /// from the keywords of those that apply. Only those find hits.
-    pub fn for_event(heads: &[LoadedHead], event: &Event) -> Layer1Index {
-        let applies: Vec<bool> = heads.iter().map(|h| h.head.applies(event)).collect();
-        let detectors = heads
-            .iter()
-            .map(|h| h.builtin_keywords)
-            .zip(applies.iter().copied());
-        let keywords = KeywordIndex::builtin(event.kind, detectors).unwrap_or_else(|| {
-            KeywordIndex::from_keyword_lists(heads.iter().zip(&applies).map(|(h, &applies)| {
-                if applies {
-                    h.head.keywords.as_slice()
-                } else {
-                    &[]
-                }
-            }))
-        });
-        Self::with_keywords(keywords, heads.len())
-    }
-
-    fn with_keywords(keywords: KeywordIndex, count: usize) -> Layer1Index {
+    /// Indexes the keywords of the detectors for which `wanted` holds (the
+    /// others find no hits); patterns are compiled later, on use.
+    pub fn new(detectors: &[Detector], wanted: impl Fn(&Detector) -> bool) -> Layer1Index {
+        let keywords = KeywordIndex::new(detectors.iter().map(|d| {
+            if wanted(d) {
+                d.keywords()
+            } else {
+                Vec::new()
+            }
+        }));
         Layer1Index {
             keywords,
-            compiled: (0..count).map(|_| Compiled::default()).collect(),
+            compiled: detectors.iter().map(|_| Compiled::default()).collect(),
         }
     }
 
@@ -340,8 +276,8 @@ impl Layer1Index {
             .zip(self.slots(index, d, list))
             .enumerate()
             .filter(|(_, (p, g))| {
-                let code = g.gate.get_or_init(|| gate_of(&p.pattern));
-                gates.as_deref_mut().is_none_or(|t| t.holds(code))
+                let gate = g.gate.get_or_init(|| gate_of(p));
+                gates.as_deref_mut().is_none_or(|t| t.holds(gate))
             })
             .map(|(position, (pattern, slot))| Job {
                 detector: &d.spec.name,
@@ -354,9 +290,8 @@ impl Layer1Index {
     }
 
     /// Runs the patterns (or shell rules) of the detectors whose keywords
-    /// hit: every signal that passes its gate is compiled at once (on
-    /// threads), then the bypasses of the detectors a signal hit. Results
-    /// come in the order of `hits`.
+    /// hit: every signal that passes its gate, then the bypasses of the
+    /// detectors a signal hit. Results come in the order of `hits`.
     pub fn run_hits(
         &self,
         hits: Vec<KeywordHit>,
@@ -424,7 +359,7 @@ impl Layer1Index {
     }
 }
 
-fn ids(patterns: &[crate::detector::PatternSpec], matched: Vec<usize>) -> Vec<String> {
+fn ids(patterns: &[PatternSpec], matched: Vec<usize>) -> Vec<String> {
     matched
         .into_iter()
         .map(|i| patterns[i].id.clone())

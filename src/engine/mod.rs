@@ -2,22 +2,16 @@
 //! and, where a signal hit and no bypass did, through the judge (Layer 2),
 //! then combines the detectors' decisions into one verdict.
 
-pub mod ascii_hir;
 #[cfg(test)]
 mod fast_path_tests;
-pub mod gate;
 mod keyword_index;
-mod keyword_scan;
-mod keywords;
 mod layer1;
-mod matcher;
 
-pub use keywords::KeywordSet;
-pub use layer1::{compile_pattern, Layer1Index, Layer1Result};
-pub use matcher::{Matcher, TextClass};
+pub use layer1::{Layer1Index, Layer1Result};
 
 use crate::config::{Config, Mode};
-use crate::detector::load::LoadedDetector;
+use crate::detector::load::{Detector, DetectorError, LoadedDetector, LoadedHead};
+use crate::detector::JudgeSpec;
 use crate::event::{Event, EventKind};
 use crate::judge::{self, JudgeContext, JudgeRequest};
 use crate::shell::{ShellAction, ShellContext};
@@ -27,7 +21,7 @@ use std::time::Instant;
 
 /// The detectors of one config, ready to run.
 pub struct Engine {
-    detectors: Vec<LoadedDetector>,
+    detectors: Vec<Detector>,
     index: Layer1Index,
 }
 
@@ -56,26 +50,44 @@ pub fn tail(text: &str, max: usize) -> &str {
 }
 
 impl Engine {
-    /// Builds the keyword automaton over the detectors.
+    /// An engine over detectors read in full.
     pub fn new(detectors: Vec<LoadedDetector>) -> Result<Engine, String> {
-        let index = Layer1Index::new(&detectors)?;
+        let detectors: Vec<Detector> = detectors.into_iter().map(Detector::Full).collect();
+        let index = Layer1Index::new(&detectors, |_| true);
         Ok(Engine { detectors, index })
     }
 
-    /// The detectors, in engine order.
-    pub fn detectors(&self) -> &[LoadedDetector] {
-        &self.detectors
-    }
-
-    /// Builds an engine over detectors whose keyword index is already built
-    /// (from their heads, in the same order, by [`Layer1Index::for_event`]).
-    pub fn with_index(detectors: Vec<LoadedDetector>, index: Layer1Index) -> Engine {
+    /// An engine over detectors known by their heads, for one event: only
+    /// the detectors that apply to it find keyword hits. Before Layer 1's
+    /// patterns run, [`Self::read_hits`] reads the detectors whose keywords
+    /// hit (`guard hook` reads no more of a detector than it uses).
+    pub fn of_heads(heads: Vec<LoadedHead>, event: &Event) -> Engine {
+        let detectors: Vec<Detector> = heads.into_iter().map(Detector::Head).collect();
+        let index = Layer1Index::new(&detectors, |d| d.applies(event));
         Engine { detectors, index }
     }
 
-    /// Whether a detector applies to an event (its kind, and its tools).
-    pub fn applies(d: &LoadedDetector, event: &Event) -> bool {
-        applies_to(&d.spec.events, &d.spec.tools, event)
+    /// Reads in full every detector with a keyword hit in `keyword_hits`
+    /// (from [`Self::keyword_hits`]); the others stay heads.
+    pub fn read_hits(self, keyword_hits: &[Vec<String>]) -> Result<Engine, DetectorError> {
+        let detectors = self
+            .detectors
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| match keyword_hits.get(i) {
+                Some(hits) if !hits.is_empty() => d.read(),
+                _ => Ok(d),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Engine {
+            detectors,
+            index: self.index,
+        })
+    }
+
+    /// The detectors read in full, in engine order.
+    pub fn detectors(&self) -> impl Iterator<Item = &LoadedDetector> {
+        self.detectors.iter().filter_map(Detector::full)
     }
 
     /// The text the detectors look at: the subject, its tail for turn ends.
@@ -108,14 +120,20 @@ impl Engine {
     ) -> Vec<Layer1Result> {
         let mut out = Vec::new();
         let mut hits = Vec::new();
-        for (i, (d, kws)) in self.detectors.iter().zip(keyword_hits).enumerate() {
-            if !Self::applies(d, event) {
+        for (i, (d, keywords)) in self.detectors.iter().zip(keyword_hits).enumerate() {
+            if !d.applies(event) {
                 continue;
             }
-            if kws.is_empty() {
-                out.push(Layer1Result::miss(i));
-            } else {
-                hits.push((i, d, kws));
+            match d.full() {
+                _ if keywords.is_empty() => out.push(Layer1Result::miss(i)),
+                Some(full) => hits.push((i, full, keywords)),
+                // Only reached when a caller skipped `read_hits`.
+                None => out.push(Layer1Result {
+                    layer1: Layer1::Hit,
+                    keywords,
+                    error: Some(format!("detector `{}` was not read", d.name())),
+                    ..Layer1Result::miss(i)
+                }),
             }
         }
         if !hits.is_empty() {
@@ -151,9 +169,8 @@ impl Engine {
     ) -> Verdict {
         let results = self.layer1_hits(event, text, &opts.shell, keyword_hits);
         let needs_judge = |r: &Layer1Result| {
-            let d = &self.detectors[r.index];
             r.layer1 == Layer1::Hit
-                && d.spec.judge.is_some()
+                && self.judge_spec(r.index).is_some()
                 && r.shell
                     .as_ref()
                     .is_none_or(|m| m.action == ShellAction::Ask)
@@ -176,9 +193,8 @@ impl Engine {
                 .iter()
                 .zip(&texts)
                 .filter_map(|(r, text)| {
-                    let d = &self.detectors[r.index];
-                    d.spec.judge.as_ref().map(|spec| JudgeRequest {
-                        detector: &d.spec.name,
+                    self.judge_spec(r.index).map(|spec| JudgeRequest {
+                        detector: self.detectors[r.index].name(),
                         spec,
                         text,
                     })
@@ -205,6 +221,11 @@ impl Engine {
         combine(detectors)
     }
 
+    /// The judge section of detector `index`, when it is read and has one.
+    fn judge_spec(&self, index: usize) -> Option<&JudgeSpec> {
+        self.detectors[index].full()?.spec.judge.as_ref()
+    }
+
     fn report(
         &self,
         kind: EventKind,
@@ -213,103 +234,73 @@ impl Engine {
         judge: JudgeReport,
     ) -> DetectorReport {
         let d = &self.detectors[r.index];
-        let on_violation = fit(
-            kind,
-            d.spec.on_violation.unwrap_or(if kind.is_gate() {
-                Decision::Ask
-            } else {
-                Decision::Block
-            }),
-        );
         let failure = fit(kind, config.failure_for(kind));
-        let verdict = match (&r.layer1, &r.shell) {
-            (Layer1::Miss | Layer1::Bypass, _) => Decision::Allow,
-            (Layer1::Hit, Some(m)) if m.action == ShellAction::Deny => fit(kind, Decision::Deny),
-            (Layer1::Hit, Some(_)) if d.spec.judge.is_none() => failure,
-            (Layer1::Hit, _) => match judge.outcome {
-                JudgeOutcome::Violation => on_violation,
+        let spec = d.full().map(|f| &f.spec);
+        let verdict = match (&r.layer1, &r.shell, spec) {
+            (Layer1::Miss | Layer1::Bypass, _, _) => Decision::Allow,
+            (Layer1::Hit, _, None) => failure,
+            (Layer1::Hit, Some(m), _) if m.action == ShellAction::Deny => fit(kind, Decision::Deny),
+            (Layer1::Hit, Some(_), Some(s)) if s.judge.is_none() => failure,
+            (Layer1::Hit, _, Some(s)) => match judge.outcome {
+                JudgeOutcome::Violation => fit(
+                    kind,
+                    s.on_violation.unwrap_or(if kind.is_gate() {
+                        Decision::Ask
+                    } else {
+                        Decision::Block
+                    }),
+                ),
                 JudgeOutcome::Allow => Decision::Allow,
                 JudgeOutcome::Fail | JudgeOutcome::Skipped => failure,
             },
         };
-        let reason = (verdict != Decision::Allow).then(|| {
-            let judge_reason = judge
-                .fields
-                .get("reason")
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            let mut text = if judge_reason.is_empty() {
-                // No note from the judge: drop the line that would carry it.
-                d.spec
-                    .reason
-                    .lines()
-                    .filter(|l| !l.contains("{judge_reason}"))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-                    .trim_end()
-                    .to_string()
-            } else {
-                d.spec.reason.replace("{judge_reason}", &judge_reason)
-            };
-            if let Some(m) = &r.shell {
-                text = format!("{} ({}: `{}`)", m.reason, m.rule_id, m.segment);
-            } else if judge.outcome != JudgeOutcome::Violation && verdict != Decision::Allow {
-                text = format!("{text} (the judgment failed, so the failure policy applies)");
-            }
-            text
-        });
+        let reason = (verdict != Decision::Allow)
+            .then(|| reason(spec.map_or("", |s| s.reason.as_str()), &r, &judge));
         let mut keywords = r.keywords;
         keywords.truncate(8);
         DetectorReport {
-            name: d.spec.name.clone(),
+            name: d.name().to_string(),
             layer1: r.layer1,
             keywords,
             signals: r.signals,
             bypasses: r.bypasses,
             judge,
             verdict,
-            mode: (d.mode == Mode::Shadow).then(|| "shadow".to_string()),
+            mode: (d.mode() == Mode::Shadow).then(|| "shadow".to_string()),
             reason,
         }
     }
 }
 
-/// Whether a detector of these event kinds and tools applies to an event.
-pub fn applies_to(events: &[EventKind], tools: &[String], event: &Event) -> bool {
-    if !events.contains(&event.kind) {
-        return false;
+/// The message of a detector whose verdict is not allow: its `reason`
+/// with the judge's own note, or the shell rule that matched.
+fn reason(template: &str, r: &Layer1Result, judge: &JudgeReport) -> String {
+    if let Some(m) = &r.shell {
+        return format!("{} ({}: `{}`)", m.reason, m.rule_id, m.segment);
     }
-    if tools.is_empty() {
-        return true;
+    let judge_reason = judge
+        .fields
+        .get("reason")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .trim();
+    let text = if judge_reason.is_empty() {
+        // No note from the judge: drop the line that would carry it.
+        template
+            .lines()
+            .filter(|l| !l.contains("{judge_reason}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim_end()
+            .to_string()
+    } else {
+        template.replace("{judge_reason}", judge_reason)
+    };
+    if judge.outcome == JudgeOutcome::Violation {
+        text
+    } else {
+        format!("{text} (the judgment failed, so the failure policy applies)")
     }
-    event
-        .tool
-        .as_ref()
-        .is_some_and(|t| tools.contains(&t.canonical))
-}
-
-/// The verdict when no keyword of any applicable detector hit: what
-/// [`Engine::evaluate`] gives then, without reading the detectors' patterns
-/// (the hook's fast path). `detectors` are the applicable ones, in order.
-pub fn all_miss_verdict<'a>(detectors: impl IntoIterator<Item = (&'a str, Mode)>) -> Verdict {
-    combine(
-        detectors
-            .into_iter()
-            .map(|(name, mode)| DetectorReport {
-                name: name.to_string(),
-                layer1: Layer1::Miss,
-                keywords: Vec::new(),
-                signals: Vec::new(),
-                bypasses: Vec::new(),
-                judge: JudgeReport::skipped(),
-                verdict: Decision::Allow,
-                mode: (mode == Mode::Shadow).then(|| "shadow".to_string()),
-                reason: None,
-            })
-            .collect(),
-    )
 }
 
 /// Maps a decision to one the event kind can carry: turn ends block, gates

@@ -114,8 +114,7 @@ pub fn run(
     let stop = Event::new(&settings.agent, EventKind::Stop);
     let detectors: Vec<(String, Option<String>)> = engine
         .detectors()
-        .iter()
-        .filter(|d| Engine::applies(d, &stop))
+        .filter(|d| d.spec.applies(&stop))
         .map(|d| {
             (
                 d.spec.name.clone(),

@@ -8,11 +8,38 @@
 //! user prompt as the last block (same turn id). Any other turn end starts
 //! the count again. The flag alone never turns a block into an allow.
 
+use crate::config::Config;
 use crate::event::Event;
 use crate::state::{self, Locked, LoopState};
 use crate::verdict::{Decision, Verdict};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Longest wait for the loop-guard lock (a holder only keeps it for one
+/// read and write; this covers a holder starved of CPU by many hooks).
+const LOOP_LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// [`apply`] with `cfg`'s `loop_guard.max_blocks`, waiting for the lock at
+/// most [`LOOP_LOCK_WAIT`] and never past the deadline: a holder that died
+/// released it; one that is stuck cannot hold us.
+pub fn apply_before(
+    event: &Event,
+    verdict: &mut Verdict,
+    cfg: &Config,
+    deadline: Instant,
+    state_dir: &Path,
+) -> std::io::Result<bool> {
+    let lock_wait = deadline
+        .saturating_duration_since(Instant::now())
+        .clamp(Duration::from_millis(50), LOOP_LOCK_WAIT);
+    apply(
+        event,
+        verdict,
+        cfg.loop_guard.max_blocks,
+        state_dir,
+        lock_wait,
+    )
+}
 
 /// Applies the loop guard to a turn-end verdict; returns whether it let the
 /// turn end. Errors (unwritable state, a lock still held after `lock_wait`)

@@ -5,7 +5,6 @@
 use super::spec::{expand_path, InstallSpec};
 use super::InstallError;
 use crate::adapter::AdapterSpec;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// An agent guard knows how to wire.
@@ -43,10 +42,11 @@ impl Scope {
 pub fn load_agents() -> (Vec<Agent>, Vec<InstallError>) {
     let mut agents = Vec::new();
     let mut errors = Vec::new();
-    for (stem, text) in crate::builtin::ADAPTERS {
-        let adapter = match AdapterSpec::parse(stem, text) {
-            Ok(a) => a,
-            Err(e) => {
+    for (stem, _) in crate::builtin::adapters() {
+        let adapter = match crate::adapter::builtin(stem) {
+            Some(Ok(a)) => a,
+            None => continue,
+            Some(Err(e)) => {
                 errors.push(InstallError::Spec {
                     agent: stem.to_string(),
                     message: e.to_string(),
@@ -95,25 +95,9 @@ pub fn find_agent(name: &str) -> Result<Agent, InstallError> {
     Err(InstallError::UnknownAgent { message, known })
 }
 
-/// The first of `names` found as an executable file on `PATH`.
-pub fn which(names: &[String]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    for dir in std::env::split_paths(&path) {
-        for name in names {
-            let candidate = dir.join(name);
-            if let Ok(meta) = std::fs::metadata(&candidate) {
-                if meta.is_file() && meta.permissions().mode() & 0o111 != 0 {
-                    return Some(candidate);
-                }
-            }
-        }
-    }
-    None
-}
-
 /// Why an agent counts as installed here, if it does.
 pub fn presence(spec: &InstallSpec) -> Option<String> {
-    if let Some(bin) = which(&spec.binaries) {
+    if let Some(bin) = crate::paths::find_program(&spec.binaries) {
         return Some(format!("{} on PATH", bin.display()));
     }
     let home = crate::paths::home();

@@ -174,7 +174,7 @@ fn check_judge(judge: &crate::judge::JudgeConfig, out: &mut Findings) {
     let set_it = "install one of the judge CLIs (codex, claude, gemini) on PATH, or set judge.backend (and judge.command / judge.url) in your config";
     let missing = |program: &str| {
         !program.is_empty()
-            && discover::which(&[program.to_string()]).is_none()
+            && crate::paths::find_program(&[program]).is_none()
             && !(program.contains('/') && Path::new(program).is_file())
     };
     match backend.as_str() {
@@ -429,7 +429,7 @@ fn executable_exists(word: &str) -> bool {
         return false;
     }
     if !word.contains('/') {
-        return discover::which(&[word.to_string()]).is_some();
+        return crate::paths::find_program(&[word]).is_some();
     }
     std::fs::metadata(word).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

@@ -293,18 +293,5 @@ fn with_stderr(message: String, stderr: &str) -> String {
     }
 }
 
-/// Whether `program` is an executable file on `PATH`.
-pub fn on_path(program: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let Some(path) = std::env::var_os("PATH") else {
-        return false;
-    };
-    std::env::split_paths(&path).any(|dir| {
-        std::fs::metadata(dir.join(program))
-            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            .unwrap_or(false)
-    })
-}
-
 #[cfg(test)]
 mod tests;

@@ -1,15 +1,17 @@
 //! The verdict cache: a judgment already made is not paid for twice.
 //!
 //! An agent often ends several turns with the same closing text, and a
-//! retried hook sees the same text again. A verdict is keyed by the
-//! detector, its prompt version and the hash of the redacted text, kept for
-//! a TTL, one small JSON file per key in the state directory (written to a
+//! retried hook sees the same text again. A verdict is keyed by everything
+//! it depends on ([`key`]): the detector's judge section as written, the
+//! judge that answered, and the redacted text; it is kept for a TTL, one small JSON file per key in the state directory (written to a
 //! temporary file, then renamed, so readers never see half a file, and
 //! lock-free). Writers and the sweep of expired entries hold the cache's
 //! lock (`flock` on `.lock`, bounded wait: a writer that cannot get it in
 //! time skips storing, the cache being an optimisation). Only violations
 //! and allows are cached; a failed judgment is retried next time.
 
+use crate::config::JudgeConfig;
+use crate::detector::JudgeSpec;
 use crate::state::Locked;
 use crate::verdict::JudgeOutcome;
 use serde_json::{json, Map, Value};
@@ -33,15 +35,48 @@ pub struct Cached {
     pub model: Option<String>,
 }
 
-/// The cache key: hex SHA-256 over the detector, the prompt version and the
-/// SHA-256 of the redacted text.
-pub fn key(detector: &str, version: u32, redacted_text: &str) -> String {
-    let text_hash = Sha256::digest(redacted_text.as_bytes());
+/// The cache key: hex SHA-256 over what a verdict depends on, so that a
+/// change to any of it gets a fresh judgment:
+/// - the detector and its judge section's text: prompt, fields (name, type,
+///   whether required, description) and decision rule (an edited prompt is
+///   judged afresh whether or not its `version` moved), and guard's own
+///   version (which writes the envelope around them);
+/// - the judge: `backend` (as resolved: `auto` is the CLI it found), its
+///   command, URL and model;
+/// - the redacted text.
+pub fn key(
+    detector: &str,
+    spec: &JudgeSpec,
+    judge: &JudgeConfig,
+    backend: &str,
+    redacted_text: &str,
+) -> String {
     let mut h = Sha256::new();
-    h.update(detector.as_bytes());
-    h.update([0u8]);
-    h.update(version.to_le_bytes());
-    h.update(text_hash);
+    // Each part with its length first, each list with its count: no two
+    // different inputs write the same bytes.
+    let mut part = |bytes: &[u8]| {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    part(env!("CARGO_PKG_VERSION").as_bytes());
+    part(detector.as_bytes());
+    part(spec.prompt.as_bytes());
+    part(&(spec.fields.len() as u64).to_le_bytes());
+    for f in &spec.fields {
+        part(f.name.as_bytes());
+        part(format!("{:?}", f.kind).as_bytes());
+        part(&[u8::from(f.required)]);
+        part(f.description.as_bytes());
+    }
+    part(spec.violation.as_bytes());
+    part(backend.as_bytes());
+    part(&(judge.command.len() as u64).to_le_bytes());
+    for arg in &judge.command {
+        part(arg.as_bytes());
+    }
+    part(judge.url.as_deref().unwrap_or_default().as_bytes());
+    part(judge.model.as_deref().unwrap_or_default().as_bytes());
+    part(&Sha256::digest(redacted_text.as_bytes()));
     hex(&h.finalize())
 }
 
@@ -179,31 +214,93 @@ mod tests {
         }
     }
 
+    fn spec() -> JudgeSpec {
+        serde_json::from_value(json!({
+            "prompt": "Is it a violation?",
+            "fields": [{"name": "found", "type": "boolean", "required": true}],
+            "violation": "found"
+        }))
+        .unwrap()
+    }
+
+    /// The key of a verdict of detector `detector` on `text`, with the
+    /// default judge config.
+    fn key_of(detector: &str, text: &str) -> String {
+        key(detector, &spec(), &JudgeConfig::default(), "command", text)
+    }
+
     #[test]
     fn key_depends_on_every_part() {
-        let k = key("a", 1, "text");
+        let cfg = JudgeConfig::default();
+        let k = key_of("a", "text");
         assert_eq!(k.len(), 64);
-        assert_eq!(k, key("a", 1, "text"));
-        assert_ne!(k, key("b", 1, "text"));
-        assert_ne!(k, key("a", 2, "text"));
-        assert_ne!(k, key("a", 1, "text2"));
+        assert_eq!(k, key_of("a", "text"));
+        assert_ne!(k, key_of("b", "text"));
+        assert_ne!(k, key_of("a", "text2"));
+        let changed_specs = [
+            json!({"prompt": "Is it one?"}),
+            json!({"fields": [{"name": "found", "type": "boolean"}]}),
+            json!({"fields": [{"name": "found", "type": "string", "required": true}]}),
+            json!({"fields": [{"name": "found", "type": "boolean", "required": true, "description": "x"}]}),
+            json!({"violation": "not found"}),
+        ];
+        for change in changed_specs {
+            let mut value = json!({
+                "prompt": "Is it a violation?",
+                "fields": [{"name": "found", "type": "boolean", "required": true}],
+                "violation": "found"
+            });
+            for (k, v) in change.as_object().unwrap() {
+                value[k] = v.clone();
+            }
+            let changed: JudgeSpec = serde_json::from_value(value).unwrap();
+            assert_ne!(k, key("a", &changed, &cfg, "command", "text"), "{change}");
+        }
+        let mut version = spec();
+        version.version = 2;
+        assert_eq!(
+            k,
+            key("a", &version, &cfg, "command", "text"),
+            "the text keys, not the number"
+        );
+        assert_ne!(k, key("a", &spec(), &cfg, "claude", "text"));
+        for change in [
+            JudgeConfig {
+                command: vec!["judge".into()],
+                ..cfg.clone()
+            },
+            JudgeConfig {
+                url: Some("http://127.0.0.1:1".into()),
+                ..cfg.clone()
+            },
+            JudgeConfig {
+                model: Some("m".into()),
+                ..cfg.clone()
+            },
+        ] {
+            assert_ne!(
+                k,
+                key("a", &spec(), &change, "command", "text"),
+                "{change:?}"
+            );
+        }
     }
 
     #[test]
     fn store_then_lookup() {
         let d = dir("roundtrip");
-        let k = key("a", 1, "t");
+        let k = key_of("a", "t");
         store(&d, &k, 60, &verdict(JudgeOutcome::Violation));
         assert_eq!(lookup(&d, &k, 60), Some(verdict(JudgeOutcome::Violation)));
         assert_eq!(lookup(&d, &k, 0), None);
-        assert_eq!(lookup(&d, &key("a", 1, "other"), 60), None);
+        assert_eq!(lookup(&d, &key_of("a", "other"), 60), None);
         let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
     fn failures_are_not_stored_and_old_entries_expire() {
         let d = dir("fail");
-        let k = key("a", 1, "t");
+        let k = key_of("a", "t");
         store(&d, &k, 60, &verdict(JudgeOutcome::Fail));
         assert_eq!(lookup(&d, &k, 60), None);
         std::fs::create_dir_all(&d).unwrap();
@@ -211,7 +308,7 @@ mod tests {
         std::fs::write(entry_path(&d, &k), old.to_string()).unwrap();
         assert_eq!(lookup(&d, &k, 60), None);
         assert!(lookup(&d, &k, 1000).is_some());
-        let fresh = key("b", 1, "t");
+        let fresh = key_of("b", "t");
         store(&d, &fresh, 60, &verdict(JudgeOutcome::Allow));
         prune(&d, 60);
         assert!(!entry_path(&d, &k).exists(), "expired entry pruned");
@@ -225,7 +322,7 @@ mod tests {
         std::fs::create_dir_all(&d).unwrap();
         let holder = Locked::open(&d.join(".lock"), LOCK_WAIT).unwrap();
         assert!(holder.locked);
-        let k = key("a", 1, "t");
+        let k = key_of("a", "t");
         let start = std::time::Instant::now();
         store(&d, &k, 60, &verdict(JudgeOutcome::Allow));
         assert!(start.elapsed() < Duration::from_secs(2), "bounded wait");

@@ -17,56 +17,20 @@ pub mod cache;
 pub mod canary;
 pub mod envelope;
 pub mod http;
+#[allow(unsafe_code)] // waitid, pidfd_open, poll and killpg on the judge's process group
 pub mod process;
+
+pub use crate::config::JudgeConfig;
 
 use crate::detector::JudgeSpec;
 use crate::redact::{redact, Redacted};
 use crate::verdict::{JudgeOutcome, JudgeReport};
 use backends::RawAnswer;
-use serde::Deserialize;
 use std::path::Path;
 use std::time::Instant;
 
 /// How much of a judge's raw answer the report keeps (after redaction).
 const ANSWER_KEEP: usize = 4000;
-
-/// The `judge:` section of the configuration.
-#[derive(Deserialize, Clone, Debug, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct JudgeConfig {
-    /// `auto`, `none`, `command`, `codex`, `claude`, `gemini` or `http`.
-    pub backend: String,
-    /// The argv of the `command` backend (prompt on stdin, answer on stdout).
-    pub command: Vec<String>,
-    /// The model, for `codex`, `claude`, `gemini` and `http`.
-    pub model: Option<String>,
-    /// The base URL of the `http` backend (`/chat/completions` is added).
-    pub url: Option<String>,
-    /// The environment variable holding the `http` backend's API key.
-    pub api_key_env: Option<String>,
-    /// Time allowed for one judgment, in milliseconds (the hook's own
-    /// deadline may cut it shorter).
-    pub timeout_ms: u64,
-    /// The judge's output size cap, in bytes.
-    pub max_output_bytes: u64,
-    /// How long a verdict stays in the cache, in seconds (0 = no cache).
-    pub cache_ttl_s: u64,
-}
-
-impl Default for JudgeConfig {
-    fn default() -> Self {
-        JudgeConfig {
-            backend: "auto".into(),
-            command: Vec::new(),
-            model: None,
-            url: None,
-            api_key_env: None,
-            timeout_ms: 15_000,
-            max_output_bytes: 1024 * 1024,
-            cache_ttl_s: 24 * 3600,
-        }
-    }
-}
 
 /// One judgment to make.
 pub struct JudgeRequest<'a> {
@@ -98,7 +62,7 @@ pub fn resolve_backend(cfg: &JudgeConfig) -> String {
     }
     AUTO_ORDER
         .iter()
-        .find(|p| backends::on_path(p))
+        .find(|p| crate::paths::find_program(&[p]).is_some())
         .map(|p| p.to_string())
         .unwrap_or_else(|| "none".into())
 }
@@ -115,7 +79,7 @@ pub fn judge_all(
     let keys: Vec<String> = requests
         .iter()
         .zip(&redacted)
-        .map(|(r, red)| cache::key(r.detector, r.spec.version, &red.text))
+        .map(|(r, red)| cache::key(r.detector, r.spec, cfg, &backend, &red.text))
         .collect();
     let mut reports: Vec<Option<JudgeReport>> = requests
         .iter()

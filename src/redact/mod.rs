@@ -15,7 +15,7 @@
 
 mod rules;
 
-use crate::engine::KeywordSet;
+use crate::keywords::KeywordSet;
 use regex::Regex;
 use rules::{Check, SecretRule, RULES};
 use std::collections::BTreeMap;

@@ -8,9 +8,8 @@
 //! `\b` next to a non-ASCII byte), about half the cost of a `Regex`.
 //!
 //! A text that is pure ASCII (most English turns) gets a cheaper build of
-//! each built-in pattern ([`Matcher::from_ascii_hir`], from a HIR prepared
-//! at build time; see `engine::ascii_hir`): classes over bytes, ASCII case
-//! folding and word boundaries. On ASCII text the two builds agree exactly:
+//! each built-in pattern ([`Matcher::for_ascii_text`], see `ascii.rs`):
+//! classes over bytes, ASCII case folding and word boundaries. On ASCII text the two builds agree exactly:
 //! Unicode `\w`, `\s`, `\d`, `\b` and simple case folding differ from
 //! their ASCII forms only on non-ASCII characters, and a non-ASCII literal
 //! cannot match either way. The NFA is less than half the size, and the
@@ -104,17 +103,10 @@ impl Matcher {
     /// `\p{Han}`, Unicode mode turned off, a size limit, a syntax error):
     /// then use [`Matcher::new`], which also reports the error.
     pub fn for_ascii_text(pattern: &str) -> Option<Matcher> {
-        Matcher::from_ascii_hir(&super::ascii_hir::translate(pattern)?)
+        Matcher::from_hir(&super::ascii::translate(pattern)?, false).ok()
     }
 
-    /// [`Matcher::for_ascii_text`] from the HIR that
-    /// [`super::ascii_hir::translate`] gave (embedded for the built-in
-    /// patterns).
-    pub fn from_ascii_hir(hir: &regex_syntax::hir::Hir) -> Option<Matcher> {
-        Matcher::from_hir(hir, false).ok()
-    }
-
-    fn from_hir(hir: &regex_syntax::hir::Hir, utf8: bool) -> Result<Matcher, String> {
+    fn from_hir(hir: &Hir, utf8: bool) -> Result<Matcher, String> {
         let nfa = thompson::Compiler::new()
             .configure(
                 thompson::Config::new()

@@ -1,18 +1,17 @@
-//! The Layer-1 keyword prefilter: which keywords of a set occur in a text,
+//! A keyword set: which keywords of a set occur in a text,
 //! ASCII-case-insensitively, in the order an overlapping Aho-Corasick scan
-//! would first report them.
+//! would first report them. Layer 1's keyword pass and redaction's
+//! prefilter both use it.
 //!
 //! Why not an Aho-Corasick automaton: `guard hook` is a new process on every
 //! event, and building an automaton over the built-in detectors' ~470
 //! keywords took over a millisecond, twice the cost of starting the process.
-//! This index is built in microseconds, and the built-in detectors' index is
-//! built by build.rs (this file is included there) and embedded as constant
-//! data ([`KeywordSet::from_parts`]), so a hook builds nothing.
+//! This set is built in microseconds.
 //!
 //! Each keyword of four bytes or more is anchored on its rarest four-byte
 //! window (scored by English letter frequency: `commit` on `mmit`, not on
 //! the `the ` of `the pr`); a keyword of three bytes on every window it can
-//! start. The scan (`engine::keyword_scan`) reads the four bytes at each
+//! start. The scan ([`scan`]) reads the four bytes at each
 //! position as one word, folds ASCII case by setting bit 5 of each byte (a
 //! superset of case-insensitive equality: a match is confirmed byte by byte
 //! after), and tests two bits of one filter word named by two
@@ -20,23 +19,21 @@
 //! look up a 12-bit bucket and compare keywords. Keywords of one or two
 //! bytes (`rm`, `v2`) are found with `memchr` on their rarest byte.
 
+mod scan;
+
 /// Filter words (a power of two): 2048 words of 32 bits, 64 kbit.
-pub(crate) const FILTER_WORDS: usize = 1 << 11;
+const FILTER_WORDS: usize = 1 << 11;
 /// Buckets (a power of two): 12 bits of hash.
 const BUCKETS: usize = 1 << 12;
-
-use super::gate::BuildFnv;
-use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// The keywords anchored on four-byte windows: a filter that sets two bits
 /// of one word per anchor (see [`probe`]), and the keyword ids grouped by
 /// bucket (the ids of bucket `b` are `ids[starts[b]..starts[b + 1]]`).
 #[derive(Debug, Clone)]
-pub(crate) struct Anchors {
-    pub(crate) filter: Cow<'static, [u32]>,
-    pub(crate) starts: Cow<'static, [u32]>,
-    pub(crate) ids: Cow<'static, [u32]>,
+struct Anchors {
+    filter: Vec<u32>,
+    starts: Vec<u32>,
+    ids: Vec<u32>,
 }
 
 impl Anchors {
@@ -51,29 +48,41 @@ impl Anchors {
             filter[word] |= bits;
         }
         // Each keyword once per bucket (a three-byte keyword's windows may
-        // share one), in id order.
-        let mut by_bucket: Vec<(usize, u32)> =
-            entries.iter().map(|&(h, id)| (bucket(h), id)).collect();
-        by_bucket.sort_unstable();
-        by_bucket.dedup();
+        // share one), in id order: the entries come in id order, and a
+        // counting sort into buckets keeps it (a comparison sort of the
+        // ~3000 entries was a quarter of a hook's own work).
+        let mut last = vec![u32::MAX; BUCKETS];
+        let mut kept: Vec<(usize, u32)> = Vec::with_capacity(entries.len());
+        for &(window, id) in entries {
+            let b = bucket(window);
+            if last[b] != id {
+                last[b] = id;
+                kept.push((b, id));
+            }
+        }
         let mut starts = vec![0u32; BUCKETS + 1];
-        for &(b, _) in &by_bucket {
+        for &(b, _) in &kept {
             starts[b + 1] += 1;
         }
         for b in 0..BUCKETS {
             starts[b + 1] += starts[b];
         }
-        let ids: Vec<u32> = by_bucket.iter().map(|&(_, id)| id).collect();
+        let mut next = starts.clone();
+        let mut ids = vec![0u32; kept.len()];
+        for &(b, id) in &kept {
+            ids[next[b] as usize] = id;
+            next[b] += 1;
+        }
         Some(Anchors {
-            filter: filter.into(),
-            starts: starts.into(),
-            ids: ids.into(),
+            filter,
+            starts,
+            ids,
         })
     }
 
     /// Whether some anchor may be this window (case folded).
     #[inline(always)]
-    pub(crate) fn may_hold(&self, window: u32) -> bool {
+    fn may_hold(&self, window: u32) -> bool {
         let (word, bits) = probe(window);
         self.filter[word] & bits == bits
     }
@@ -81,7 +90,7 @@ impl Anchors {
     /// Whether the first of the window's two bits is set: a cheaper test
     /// that passes a few times as many windows as [`Self::may_hold`].
     #[inline(always)]
-    pub(crate) fn first_bit_set(&self, window: u32) -> bool {
+    fn first_bit_set(&self, window: u32) -> bool {
         let h = window.wrapping_mul(HASH_MULTIPLIERS[0]);
         self.filter[(h >> 21) as usize] & first_bit(h) != 0
     }
@@ -89,7 +98,7 @@ impl Anchors {
     /// The ids of the keywords whose anchor window (case folded) falls in
     /// the same bucket as `window`.
     #[inline]
-    pub(crate) fn get(&self, window: u32) -> &[u32] {
+    fn get(&self, window: u32) -> &[u32] {
         let b = bucket(window);
         &self.ids[self.starts[b] as usize..self.starts[b + 1] as usize]
     }
@@ -98,7 +107,7 @@ impl Anchors {
 /// The multipliers of a window's two hashes (odd, so no two windows share
 /// a hash). A window is four bytes packed first-byte-lowest and case
 /// folded (bit 5 of each byte set).
-pub(crate) const HASH_MULTIPLIERS: [u32; 2] = [0x9E37_79B1, 0x85EB_CA6B];
+const HASH_MULTIPLIERS: [u32; 2] = [0x9E37_79B1, 0x85EB_CA6B];
 
 /// Where a window's filter bits are: the word the top 11 bits of its first
 /// hash name, and in it the bit that the next five name and the bit that
@@ -107,7 +116,7 @@ pub(crate) const HASH_MULTIPLIERS: [u32; 2] = [0x9E37_79B1, 0x85EB_CA6B];
 /// (0.1–0.2% of the windows of agent prose for the turn-end anchors,
 /// against about 1%).
 #[inline(always)]
-pub(crate) fn probe(window: u32) -> (usize, u32) {
+fn probe(window: u32) -> (usize, u32) {
     let h = window.wrapping_mul(HASH_MULTIPLIERS[0]);
     ((h >> 21) as usize, first_bit(h) | second_bit(window))
 }
@@ -128,19 +137,19 @@ fn bucket(window: u32) -> usize {
 }
 
 #[inline(always)]
-pub(crate) fn pack(window: &[u8]) -> u32 {
+fn pack(window: &[u8]) -> u32 {
     u32::from_le_bytes([window[0], window[1], window[2], window[3]])
 }
 
 /// How common the bytes of a window are in English prose, summed (see
 /// [`commonness`]).
-pub(crate) fn letter_cost(window: &[u8]) -> u64 {
+fn letter_cost(window: &[u8]) -> u64 {
     window.iter().map(|&b| u64::from(commonness(b))).sum()
 }
 
 /// How common a byte is in English prose (higher: more common).
 #[inline]
-pub(crate) fn commonness(b: u8) -> u32 {
+fn commonness(b: u8) -> u32 {
     u32::from(COMMONNESS[usize::from(b.to_ascii_lowercase())])
 }
 
@@ -172,88 +181,37 @@ const COMMONNESS: [u8; 256] = {
     table
 };
 
-/// The distinct keywords of some owners' keyword lists, lowercased, in
-/// order of first appearance, each with the owners that list it: what a
-/// keyword index is built over (at run time by `engine::keyword_index`, at
-/// build time by build.rs). Empty keywords are left out.
-pub(crate) fn keyword_owners<'a, K: AsRef<str> + 'a>(
-    lists: impl Iterator<Item = (usize, &'a [K])>,
-) -> Vec<(String, Vec<usize>)> {
-    let mut owners: Vec<(String, Vec<usize>)> = Vec::new();
-    // Keyword → its place in `owners` (a linear search was quadratic in the
-    // ~470 built-in keywords). Keys borrow the caller's keywords when
-    // lowercasing changes nothing (nearly all).
-    let mut position: HashMap<Cow<'a, str>, usize, BuildFnv> =
-        HashMap::with_capacity_and_hasher(512, BuildFnv);
-    for (owner, keywords) in lists {
-        for kw in keywords {
-            let kw = kw.as_ref();
-            let kw: Cow<'a, str> = if kw.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
-                Cow::Owned(kw.to_lowercase())
-            } else {
-                Cow::Borrowed(kw)
-            };
-            if kw.is_empty() {
-                continue;
-            }
-            match position.get(&kw) {
-                Some(&at) => {
-                    let ds = &mut owners[at].1;
-                    if !ds.contains(&owner) {
-                        ds.push(owner)
-                    }
-                }
-                None => {
-                    owners.push((kw.to_string(), vec![owner]));
-                    position.insert(kw, owners.len() - 1);
-                }
-            }
-        }
-    }
-    owners
-}
-
 /// A set of keywords, ready to search for.
 #[derive(Debug, Clone)]
 pub struct KeywordSet {
     /// The keywords, ASCII-lowercased, end to end in one buffer (one
     /// allocation rather than one per keyword).
-    pub(crate) bytes: Cow<'static, [u8]>,
+    bytes: Vec<u8>,
     /// Where each keyword is in `bytes`, in the caller's order (ids).
-    pub(crate) spans: Cow<'static, [(u32, u32)]>,
+    spans: Vec<(u32, u32)>,
     /// Where each keyword's anchor window starts within it.
-    pub(crate) anchor_at: Cow<'static, [u32]>,
+    anchor_at: Vec<u32>,
     /// Each keyword's anchor window, case folded (see [`probe`]).
-    pub(crate) anchor_word: Cow<'static, [u32]>,
+    anchor_word: Vec<u32>,
     /// The bytes of a window that must equal `anchor_word`: all four, or
     /// the first three for a keyword of three bytes.
-    pub(crate) anchor_mask: Cow<'static, [u32]>,
+    anchor_mask: Vec<u32>,
     /// Keywords of three bytes or more, by anchor.
-    pub(crate) anchors: Option<Anchors>,
+    anchors: Option<Anchors>,
     /// Ids of the keywords of one or two bytes.
-    pub(crate) short: Cow<'static, [u32]>,
+    short: Vec<u32>,
     /// Ids of the keywords of three bytes: a window holds them only when a
     /// byte follows, so the text's last three bytes are checked apart.
-    pub(crate) three: Cow<'static, [u32]>,
+    three: Vec<u32>,
 }
 
 impl KeywordSet {
     /// Indexes the keywords (empty ones never match). Ids are positions in
-    /// `keywords`. Each keyword is anchored on the window of its bytes that
-    /// are least common in English ([`letter_cost`]).
+    /// `keywords`. Each keyword is anchored on the four-byte window of its
+    /// bytes that are least common in English ([`letter_cost`]): the scan
+    /// stops to check a keyword at every occurrence of its anchor, so the
+    /// rarer in real text, the faster.
     pub fn new<'a>(keywords: impl IntoIterator<Item = &'a str>) -> KeywordSet {
-        Self::with_anchor_cost(keywords, letter_cost)
-    }
-
-    /// [`KeywordSet::new`], anchoring each keyword on the four-byte window
-    /// (lowercased) of lowest `cost`: the scan stops to check a keyword at
-    /// every occurrence of its anchor, so the rarer in real text, the
-    /// faster. build.rs scores windows by how often they occur in English
-    /// prose for the built-in detectors' indexes.
-    pub(crate) fn with_anchor_cost<'a>(
-        keywords: impl IntoIterator<Item = &'a str>,
-        cost: impl Fn(&[u8]) -> u64,
-    ) -> KeywordSet {
         let mut bytes = Vec::new();
         let mut spans = Vec::new();
         for k in keywords {
@@ -287,7 +245,7 @@ impl KeywordSet {
                 }
                 _ => {
                     let at = (0..=kw.len() - 4)
-                        .min_by_key(|&i| cost(&kw[i..i + 4]))
+                        .min_by_key(|&i| letter_cost(&kw[i..i + 4]))
                         .unwrap_or(0);
                     anchor_at[id] = at as u32;
                     anchor_word[id] = pack(&kw[at..at + 4]) | 0x2020_2020;
@@ -296,82 +254,27 @@ impl KeywordSet {
             }
         }
         KeywordSet {
-            bytes: bytes.into(),
-            spans: spans.into(),
-            anchor_at: anchor_at.into(),
-            anchor_word: anchor_word.into(),
-            anchor_mask: anchor_mask.into(),
+            bytes,
+            spans,
+            anchor_at,
+            anchor_word,
+            anchor_mask,
             anchors: Anchors::new(&entries),
-            short: short.into(),
-            three: three.into(),
+            short,
+            three,
         }
     }
 
-    /// A set built ahead of time (by build.rs, from [`KeywordSet::new`]'s
-    /// fields), borrowing constant data: `keyword_anchors` is (anchor_at,
-    /// anchor_word, anchor_mask), `anchors` is (filter, starts, ids).
-    #[allow(dead_code)] // Not used by build.rs, which includes this file.
-    pub(crate) const fn from_parts(
-        bytes: &'static [u8],
-        spans: &'static [(u32, u32)],
-        keyword_anchors: (&'static [u32], &'static [u32], &'static [u32]),
-        anchors: Option<(&'static [u32], &'static [u32], &'static [u32])>,
-        short: &'static [u32],
-        three: &'static [u32],
-    ) -> KeywordSet {
-        let (anchor_at, anchor_word, anchor_mask) = keyword_anchors;
-        KeywordSet {
-            bytes: Cow::Borrowed(bytes),
-            spans: Cow::Borrowed(spans),
-            anchor_at: Cow::Borrowed(anchor_at),
-            anchor_word: Cow::Borrowed(anchor_word),
-            anchor_mask: Cow::Borrowed(anchor_mask),
-            anchors: match anchors {
-                Some((filter, starts, ids)) => Some(Anchors {
-                    filter: Cow::Borrowed(filter),
-                    starts: Cow::Borrowed(starts),
-                    ids: Cow::Borrowed(ids),
-                }),
-                None => None,
-            },
-            short: Cow::Borrowed(short),
-            three: Cow::Borrowed(three),
-        }
-    }
-
-    /// The Rust expression of this set as [`KeywordSet::from_parts`] takes
-    /// it (build.rs embeds the built-in detectors' set with it).
-    #[allow(dead_code)] // Used by build.rs, which includes this file.
-    pub(crate) fn to_rust(&self) -> String {
-        let anchors = match &self.anchors {
-            Some(a) => format!("Some((&{:?}, &{:?}, &{:?}))", a.filter, a.starts, a.ids),
-            None => "None".to_string(),
-        };
-        format!(
-            "KeywordSet::from_parts(&{:?}, &{:?}, (&{:?}, &{:?}, &{:?}), {anchors}, &{:?}, &{:?})",
-            self.bytes,
-            self.spans,
-            self.anchor_at,
-            self.anchor_word,
-            self.anchor_mask,
-            self.short,
-            self.three
-        )
-    }
-
-    /// The anchor windows of the keywords of four bytes or more (case
-    /// folded, as [`probe`] takes them).
-    pub(crate) fn anchor_words(&self) -> impl Iterator<Item = u32> + '_ {
-        self.anchor_word
-            .iter()
-            .zip(self.spans.iter())
-            .filter(|(_, &(start, end))| end - start >= 4)
-            .map(|(&word, _)| word)
+    /// Keyword `id`, lowercased, as text.
+    pub fn keyword_text(&self, id: usize) -> &str {
+        // The keywords' bytes were valid UTF-8, and ASCII lowercasing keeps
+        // them so.
+        std::str::from_utf8(self.keyword(id)).unwrap_or("")
     }
 
     /// Keyword `id`, lowercased.
     #[inline]
-    pub(crate) fn keyword(&self, id: usize) -> &[u8] {
+    fn keyword(&self, id: usize) -> &[u8] {
         let (start, end) = self.spans[id];
         &self.bytes[start as usize..end as usize]
     }
