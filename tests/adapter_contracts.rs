@@ -49,7 +49,7 @@ fn gemini_cursor_and_copilot_always_get_exit_0_and_one_json_object() {
     // Gemini turns a non-zero exit with text into a deny, Cursor blocks on an
     // invalid answer to a permission hook, Copilot denies a preToolUse that
     // exits non-zero: whatever guard decides, the answer is exit 0 + JSON.
-    for agent in ["gemini", "cursor", "copilot", "copilot-vscode"] {
+    for agent in ["gemini", "cursor", "copilot", "copilot-pascal"] {
         let spec = spec(agent);
         for (native, kind) in natives(&spec) {
             for (verdict, ask_as) in all_verdicts() {
@@ -155,20 +155,30 @@ fn every_install_section_follows_the_installer_schema() {
             !strings("binaries").is_empty() || !strings("config_dirs").is_empty(),
             "{name}: how to tell it is installed"
         );
+        // Both scopes, except where the agent's project file is unknown
+        // (Antigravity).
         for key in ["user_file", "project_file"] {
             assert!(
-                install[key].as_str().is_some_and(|s| s.ends_with(".json")),
+                install[key].as_str().is_some_and(|s| s.ends_with(".json"))
+                    || (key == "project_file" && name == "antigravity"),
                 "{name}: install.{key}"
             );
         }
         let format = install["format"].as_str().unwrap_or_default();
         assert!(
-            ["claude-hooks", "cursor-hooks", "copilot-hooks"].contains(&format),
+            [
+                "claude-hooks",
+                "cursor-hooks",
+                "copilot-hooks",
+                "flat-hooks",
+                "kiro-hooks"
+            ]
+            .contains(&format),
             "{name}: format {format}"
         );
         let unit = install["timeout_unit"].as_str().unwrap_or_default();
         assert!(
-            ["seconds", "milliseconds"].contains(&unit),
+            ["seconds", "milliseconds", "none"].contains(&unit),
             "{name}: timeout_unit {unit}"
         );
         let events = install["events"]
@@ -194,9 +204,16 @@ fn every_install_section_follows_the_installer_schema() {
                 .keys()
                 .collect();
             assert!(
-                keys.iter().all(|k| *k == "matcher"),
-                "{name}: {event}: the installer reads only `matcher`, got {keys:?}"
+                keys.iter()
+                    .all(|k| ["matcher", "entry", "fail_closed", "group"].contains(&k.as_str())),
+                "{name}: {event}: the installer reads `matcher`, `entry`, `fail_closed` and `group`, got {keys:?}"
             );
+            if options.get("fail_closed").is_some() {
+                assert!(
+                    kind.is_gate(),
+                    "{name}: {event}: a fail-closed switch on a {kind} event (turn ends fail open)"
+                );
+            }
         }
         if let Some(extra) = install.get("extra") {
             assert!(extra.is_object(), "{name}: install.extra");
@@ -206,13 +223,20 @@ fn every_install_section_follows_the_installer_schema() {
     assert_eq!(
         installable,
         [
+            "antigravity",
+            "auggie",
             "claude-code",
             "codex",
             "copilot",
+            "crush",
             "cursor",
+            "devin",
             "droid",
             "gemini",
-            "qwen"
+            "goose",
+            "kiro",
+            "qwen",
+            "windsurf"
         ]
     );
 }
@@ -227,7 +251,20 @@ fn agents_with_different_timeout_units_say_so() {
     };
     assert_eq!(unit("gemini"), "milliseconds");
     assert_eq!(unit("qwen"), "milliseconds");
-    for agent in ["claude-code", "codex", "cursor", "copilot", "droid"] {
+    assert_eq!(unit("auggie"), "milliseconds");
+    assert_eq!(unit("windsurf"), "none");
+    for agent in [
+        "claude-code",
+        "codex",
+        "cursor",
+        "copilot",
+        "droid",
+        "goose",
+        "crush",
+        "devin",
+        "kiro",
+        "antigravity",
+    ] {
         assert_eq!(unit(agent), "seconds", "{agent}");
     }
 }

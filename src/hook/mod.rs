@@ -8,6 +8,7 @@ mod loop_guard;
 mod record;
 mod text_stash;
 mod turn_text;
+mod unknown_shape;
 mod watchdog;
 
 use crate::adapter::{self, AdapterSpec, HookOutput};
@@ -187,19 +188,24 @@ fn failure_output(
             &builtin_config
         }
     };
+    let verdict = failure_verdict(kind, cfg, problem);
+    let mut out = spec.render(kind, native, &verdict, cfg.ask_as);
+    out.stderr.push_str(&format!("guard: {problem}\n"));
+    out
+}
+
+/// The failure policy of the kind, as a verdict (allow for `other`).
+fn failure_verdict(kind: EventKind, cfg: &Config, problem: &str) -> Verdict {
     let decision = if kind == EventKind::Other {
         Decision::Allow
     } else {
         crate::engine::fit(kind, cfg.failure_for(kind))
     };
-    let verdict = if decision == Decision::Allow {
+    if decision == Decision::Allow {
         Verdict::allow()
     } else {
         Verdict::with(decision, format!("guard could not check this {kind} event ({problem}), so its failure policy applies: {}.", decision.as_str()))
-    };
-    let mut out = spec.render(kind, native, &verdict, cfg.ask_as);
-    out.stderr.push_str(&format!("guard: {problem}\n"));
-    out
+    }
 }
 
 fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
@@ -256,6 +262,9 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
         (None, Some(d)) if d.name != arg_spec.name => adapter::find(d.name).unwrap_or(arg_spec),
         (None, _) => arg_spec,
     };
+    if let Some(unknown) = unknown_shape::classify(&spec, &payload) {
+        return unknown_shape::answer(&spec, unknown, &payload, &input, started);
+    }
     let mut event = match spec.parse_payload(payload) {
         Ok(e) => e,
         Err(e) => return failure_output(&spec, EventKind::Other, "", None, &e.to_string()),
@@ -297,6 +306,7 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
         refused,
         errors: Vec::new(),
         paused: false,
+        unknown_shape: false,
     };
     if crate::state::is_paused(&state_dir) {
         ctx.paused = true;

@@ -91,6 +91,7 @@ pub fn run(opts: &DoctorOptions) -> Report {
     for agent in &agents {
         check_agent(agent, opts, &state_dir, &mut out);
     }
+    out.0.extend(super::safety::unknown_shapes(&state_dir));
     for e in errors {
         out.add(
             None,
@@ -347,6 +348,12 @@ fn check_entries(
             ),
         }
     }
+    out.0.extend(super::safety::fail_closed_switches(
+        agent,
+        &wired.path,
+        &wired.hooks,
+        install_cmd,
+    ));
     for hook in &wired.hooks {
         let exe = GuardCommand::executable(&hook.command).unwrap_or_default();
         if !executable_exists(&exe) {
@@ -379,6 +386,7 @@ fn check_entries(
         let unit = agent.spec.timeout_unit;
         let deadline_ms = deadlines.for_kind(kind).as_millis() as u64;
         match hook.timeout {
+            None if unit == TimeoutUnit::None => {}
             None => out.add(
                 Some(name),
                 "timeouts",

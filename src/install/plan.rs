@@ -155,6 +155,9 @@ pub fn install_file(
         let next =
             plan_install(&file.value, agent, wanted, guard).map_err(|e| shape_error(&file, e))?;
         if file.text.is_some() && next == file.value {
+            if !dry_run {
+                ensure_companion(&file.path, agent)?;
+            }
             return Ok(Outcome {
                 file: file.path,
                 change: Change::Unchanged,
@@ -185,6 +188,7 @@ pub fn install_file(
             None => None,
         };
         json_file::write_atomic(&file.path, &text, None)?;
+        ensure_companion(&file.path, agent)?;
         return Ok(Outcome {
             file: file.path,
             change,
@@ -193,6 +197,51 @@ pub fn install_file(
         });
     }
     Err(conflict(&target))
+}
+
+/// The companion file of a settings file (`install.companion`), if any.
+fn companion_path(settings: &Path, agent: &Agent) -> Option<PathBuf> {
+    let companion = agent.spec.companion.as_ref()?;
+    Some(settings.parent()?.join(&companion.path))
+}
+
+/// Writes the companion file when it is missing (a file the user changed
+/// is left as it is).
+fn ensure_companion(settings: &Path, agent: &Agent) -> Result<(), InstallError> {
+    let (Some(path), Some(companion)) = (
+        companion_path(settings, agent),
+        agent.spec.companion.as_ref(),
+    ) else {
+        return Ok(());
+    };
+    if path.exists() {
+        return Ok(());
+    }
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&companion.content).unwrap_or_default()
+    );
+    json_file::write_atomic(&path, &text, None)?;
+    Ok(())
+}
+
+/// Removes the companion file once its settings file is gone, when it
+/// still holds what guard wrote.
+fn remove_companion(settings: &Path, agent: &Agent) -> Result<(), InstallError> {
+    let (Some(path), Some(companion)) = (
+        companion_path(settings, agent),
+        agent.spec.companion.as_ref(),
+    ) else {
+        return Ok(());
+    };
+    let ours = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .is_some_and(|v| v == companion.content);
+    if ours {
+        json_file::remove(&path)?;
+    }
+    Ok(())
 }
 
 /// Removes guard's entries from one settings file.
@@ -265,7 +314,10 @@ pub fn uninstall_file(
                 // The file now equals the backup: keeping it would only go stale.
                 json_file::remove(&backup_path)?;
             }
-            Change::Removed => json_file::remove(&file.path)?,
+            Change::Removed => {
+                json_file::remove(&file.path)?;
+                remove_companion(&file.path, agent)?;
+            }
             _ => {
                 written_backup = json_file::backup_once(&file.path, &current_text)?;
                 json_file::write_atomic(&file.path, &text, None)?;
