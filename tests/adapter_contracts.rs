@@ -100,11 +100,53 @@ fn cursor_permission_hooks_always_carry_a_permission() {
 fn claude_like_agents_say_nothing_on_allow() {
     // Claude Code reads `permissionDecision: allow` as "skip the user's
     // prompt", and Codex rejects a plain allow: allow is exit 0 and silence.
-    for agent in ["claude-code", "codex", "droid", "qwen"] {
+    // Crush reads {"decision":"allow"} as a pre-approval, VS Code and Auggie
+    // as an auto-approval; exit-2 agents (Cascade, Kiro) need nothing.
+    for agent in [
+        "claude-code",
+        "codex",
+        "droid",
+        "qwen",
+        "vscode",
+        "auggie",
+        "devin",
+        "goose",
+        "crush",
+        "windsurf",
+        "kiro",
+        "antigravity",
+    ] {
         let spec = spec(agent);
         for (native, kind) in natives(&spec) {
             let out = spec.render(kind, &native, &Verdict::allow(), None);
             assert_eq!((out.stdout.as_str(), out.exit), ("", 0), "{agent} {native}");
+        }
+    }
+}
+
+#[test]
+fn agents_that_cannot_ask_get_a_deny_for_every_ask() {
+    // The failure policy of a gate is ask; where the agent has no ask (or
+    // ignores it and runs the tool), the gate must still not run the tool.
+    for agent in [
+        "codex",
+        "auggie",
+        "devin",
+        "goose",
+        "crush",
+        "windsurf",
+        "kiro",
+        "antigravity",
+    ] {
+        let spec = spec(agent);
+        for (native, kind) in natives(&spec).into_iter().filter(|(_, k)| k.is_gate()) {
+            if kind == EventKind::PermissionRequest {
+                continue;
+            }
+            let ask = spec.render(kind, &native, &Verdict::with(Decision::Ask, "r"), None);
+            let deny = spec.render(kind, &native, &Verdict::with(Decision::Deny, "r"), None);
+            assert_eq!(ask, deny, "{agent} {native}");
+            assert!(ask != spec.render(kind, &native, &Verdict::allow(), None));
         }
     }
 }
