@@ -8,30 +8,14 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{repo_file, stdout, Sandbox};
+use support::{documented, Sandbox};
 
 const CONFIG: &str = "judge: {backend: none}\nfailure: {stop: block, subagent_stop: block}\n";
 
-fn documented(rel: &str) -> Value {
-    serde_json::from_slice(&std::fs::read(repo_file(&format!("tests/fixtures/{rel}"))).unwrap())
-        .unwrap()
-}
-
 /// (stdout as JSON or null, stderr, exit code).
 fn hook(sb: &Sandbox, agent: &str, payload: &Value) -> (Value, String, i32) {
-    let cfg = sb.test_config(CONFIG);
-    let out = sb.run(
-        &["hook", agent, "--config", cfg.to_str().unwrap()],
-        payload.to_string().as_bytes(),
-    );
-    let text = stdout(&out);
-    let value = if text.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{agent}: {e}: {text:?}"))
-    };
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    (value, err, out.status.code().unwrap_or(-1))
+    let a = sb.hook(agent, CONFIG, payload);
+    (a.json, a.stderr, a.code)
 }
 
 fn with(mut payload: Value, path: &[&str], value: Value) -> Value {
@@ -46,78 +30,83 @@ fn with(mut payload: Value, path: &[&str], value: Value) -> Value {
 #[test]
 fn every_gate_needing_a_human_is_denied_where_the_agent_cannot_ask() {
     let sb = Sandbox::new();
-    let launch = json!("./launch rocket");
-    let goose = with(
-        documented("goose/PreToolUse.json"),
-        &["tool_input", "command"],
-        launch.clone(),
-    );
-    let (v, _, code) = hook(&sb, "goose", &goose);
-    assert_eq!(
-        (v["decision"].as_str(), code),
-        (Some("block"), 0),
-        "goose: {v}"
-    );
-
-    let crush = with(
-        documented("crush/PreToolUse.json"),
-        &["tool_input", "command"],
-        launch.clone(),
-    );
-    let (v, _, code) = hook(&sb, "crush", &crush);
-    assert_eq!(
-        (v["decision"].as_str(), code),
-        (Some("deny"), 0),
-        "crush: {v}"
-    );
-
-    for (agent, fixture) in [
-        ("auggie", "auggie/PreToolUse.json"),
-        ("devin", "devin/PreToolUse.json"),
-    ] {
-        let pre = with(
-            documented(fixture),
+    // (agent, fixture, where the command is, where the answer is, the
+    // answer, exit code); "" is stdout left empty (the reason on stderr).
+    let cases: &[(&str, &str, &[&str], &str, &str, i32)] = &[
+        (
+            "goose",
+            "goose/PreToolUse.json",
             &["tool_input", "command"],
-            launch.clone(),
-        );
-        let (v, _, code) = hook(&sb, agent, &pre);
-        assert_eq!(code, 0);
-        assert_eq!(
-            v["hookSpecificOutput"]["permissionDecision"], "deny",
-            "{agent}: {v}"
-        );
-    }
-
-    let agy = with(
-        documented("antigravity/PreToolUse.json"),
-        &["tool_input", "CommandLine"],
-        launch.clone(),
-    );
-    let (v, _, code) = hook(&sb, "antigravity", &agy);
-    assert_eq!(
-        (v["decision"].as_str(), code),
-        (Some("block"), 0),
-        "antigravity: {v}"
-    );
-
-    // Exit 2 with the reason on stderr, nothing on stdout.
-    let cascade = with(
-        documented("windsurf/pre_run_command.json"),
-        &["tool_info", "command_line"],
-        launch.clone(),
-    );
-    let kiro = with(
-        documented("kiro/PreToolUse.json"),
-        &["tool_input", "command"],
-        launch,
-    );
-    for (agent, payload) in [("windsurf", cascade), ("kiro", kiro)] {
+            "/decision",
+            "block",
+            0,
+        ),
+        (
+            "crush",
+            "crush/PreToolUse.json",
+            &["tool_input", "command"],
+            "/decision",
+            "deny",
+            0,
+        ),
+        (
+            "auggie",
+            "auggie/PreToolUse.json",
+            &["tool_input", "command"],
+            "/hookSpecificOutput/permissionDecision",
+            "deny",
+            0,
+        ),
+        (
+            "devin",
+            "devin/PreToolUse.json",
+            &["tool_input", "command"],
+            "/hookSpecificOutput/permissionDecision",
+            "deny",
+            0,
+        ),
+        (
+            "antigravity",
+            "antigravity/PreToolUse.json",
+            &["tool_input", "CommandLine"],
+            "/decision",
+            "block",
+            0,
+        ),
+        (
+            "windsurf",
+            "windsurf/pre_run_command.json",
+            &["tool_info", "command_line"],
+            "",
+            "",
+            2,
+        ),
+        (
+            "kiro",
+            "kiro/PreToolUse.json",
+            &["tool_input", "command"],
+            "",
+            "",
+            2,
+        ),
+    ];
+    for &(agent, fixture, at, pointer, answer, exit) in cases {
+        let payload = with(documented(fixture), at, json!("./launch rocket"));
         let (v, err, code) = hook(&sb, agent, &payload);
-        assert_eq!((v, code), (Value::Null, 2), "{agent}");
-        assert!(
-            err.contains("launch"),
-            "{agent}: the reason reaches the model: {err}"
-        );
+        assert_eq!(code, exit, "{agent}: {v} {err}");
+        if pointer.is_empty() {
+            assert_eq!(v, Value::Null, "{agent}");
+            assert!(
+                err.contains("launch"),
+                "{agent}: the reason reaches the model: {err}"
+            );
+        } else {
+            assert_eq!(
+                v.pointer(pointer).and_then(Value::as_str),
+                Some(answer),
+                "{agent}: {v}"
+            );
+        }
     }
 }
 

@@ -9,30 +9,12 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{repo_file, stdout, Sandbox};
-
-const CONFIG: &str = "judge: {backend: none}\n";
-
-fn documented(rel: &str) -> Value {
-    serde_json::from_slice(&std::fs::read(repo_file(&format!("tests/fixtures/{rel}"))).unwrap())
-        .unwrap()
-}
+use support::{documented, Sandbox};
 
 /// `guard hook <agent>` with the payload: (stdout as JSON or null, exit code, stderr).
 fn hook(sb: &Sandbox, agent: &str, payload: &Value) -> (Value, i32, String) {
-    let cfg = sb.test_config(CONFIG);
-    let out = sb.run(
-        &["hook", agent, "--config", cfg.to_str().unwrap()],
-        payload.to_string().as_bytes(),
-    );
-    let text = stdout(&out);
-    let value = if text.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{agent}: {e}: {text:?}"))
-    };
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    (value, out.status.code().unwrap_or(-1), err)
+    let a = sb.hook(agent, "judge: {backend: none}\n", payload);
+    (a.json, a.code, a.stderr)
 }
 
 #[test]

@@ -130,13 +130,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn wanted(event: &str, command: &str) -> WantedHook {
-        WantedHook {
-            event: event.into(),
-            command: command.into(),
+    /// Installs guard's PreToolUse hook into `root`.
+    fn install_pre_tool_use(root: &mut Map<String, Value>) -> Result<(), ShapeError> {
+        let w = WantedHook {
+            event: "PreToolUse".into(),
+            command: "/g/guard hook kiro".into(),
             timeout: Some(18),
             ..Default::default()
-        }
+        };
+        install(root, &[w], &GuardCommand::new(&[]))
     }
 
     #[test]
@@ -149,12 +151,7 @@ mod tests {
         .unwrap()
         .clone();
         let guard = GuardCommand::new(&[]);
-        install(
-            &mut root,
-            &[wanted("PreToolUse", "/g/guard hook kiro")],
-            &guard,
-        )
-        .unwrap();
+        install_pre_tool_use(&mut root).unwrap();
         assert_eq!(
             Value::Object(root.clone()),
             json!({"version": "v1", "hooks": [user.clone(),
@@ -175,13 +172,7 @@ mod tests {
     #[test]
     fn a_new_file_gets_the_documented_shape() {
         let mut root = Map::new();
-        let guard = GuardCommand::new(&[]);
-        install(
-            &mut root,
-            &[wanted("PreToolUse", "/g/guard hook kiro")],
-            &guard,
-        )
-        .unwrap();
+        install_pre_tool_use(&mut root).unwrap();
         assert_eq!(
             Value::Object(root),
             json!({"version": "v1", "hooks": [{"name": "guard-PreToolUse", "trigger": "PreToolUse",
@@ -195,12 +186,7 @@ mod tests {
             .as_object()
             .unwrap()
             .clone();
-        let err = install(
-            &mut root,
-            &[wanted("PreToolUse", "guard hook kiro")],
-            &GuardCommand::new(&[]),
-        )
-        .unwrap_err();
+        let err = install_pre_tool_use(&mut root).unwrap_err();
         assert_eq!(err.path, "hooks");
     }
 }

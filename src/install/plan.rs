@@ -199,27 +199,22 @@ pub fn install_file(
     Err(conflict(&target))
 }
 
-/// The companion file of a settings file (`install.companion`), if any.
-fn companion_path(settings: &Path, agent: &Agent) -> Option<PathBuf> {
+/// The companion of a settings file (`install.companion`), if any: its
+/// path and its content.
+fn companion<'a>(settings: &Path, agent: &'a Agent) -> Option<(PathBuf, &'a Value)> {
     let companion = agent.spec.companion.as_ref()?;
-    Some(settings.parent()?.join(&companion.path))
+    Some((settings.parent()?.join(&companion.path), &companion.content))
 }
 
 /// Writes the companion file when it is missing (a file the user changed
 /// is left as it is).
 fn ensure_companion(settings: &Path, agent: &Agent) -> Result<(), InstallError> {
-    let (Some(path), Some(companion)) = (
-        companion_path(settings, agent),
-        agent.spec.companion.as_ref(),
-    ) else {
+    let Some((path, content)) = companion(settings, agent).filter(|(p, _)| !p.exists()) else {
         return Ok(());
     };
-    if path.exists() {
-        return Ok(());
-    }
     let text = format!(
         "{}\n",
-        serde_json::to_string_pretty(&companion.content).unwrap_or_default()
+        serde_json::to_string_pretty(content).unwrap_or_default()
     );
     json_file::write_atomic(&path, &text, None)?;
     Ok(())
@@ -228,16 +223,13 @@ fn ensure_companion(settings: &Path, agent: &Agent) -> Result<(), InstallError> 
 /// Removes the companion file once its settings file is gone, when it
 /// still holds what guard wrote.
 fn remove_companion(settings: &Path, agent: &Agent) -> Result<(), InstallError> {
-    let (Some(path), Some(companion)) = (
-        companion_path(settings, agent),
-        agent.spec.companion.as_ref(),
-    ) else {
+    let Some((path, content)) = companion(settings, agent) else {
         return Ok(());
     };
     let ours = std::fs::read_to_string(&path)
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .is_some_and(|v| v == companion.content);
+        .is_some_and(|v| &v == content);
     if ours {
         json_file::remove(&path)?;
     }
