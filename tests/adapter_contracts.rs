@@ -121,6 +121,7 @@ const CANNOT_ASK: &[&str] = &[
     "windsurf",
     "kiro",
     "antigravity",
+    "kimi",
 ];
 
 #[test]
@@ -188,11 +189,13 @@ fn every_install_section_follows_the_installer_schema() {
             "{name}: how to tell it is installed"
         );
         // Both scopes, except where the agent's project file is unknown
-        // (Antigravity).
+        // (Antigravity) or there is none (Kimi reads only its user config).
         for key in ["user_file", "project_file"] {
             assert!(
-                install[key].as_str().is_some_and(|s| s.ends_with(".json"))
-                    || (key == "project_file" && name == "antigravity"),
+                install[key]
+                    .as_str()
+                    .is_some_and(|s| s.ends_with(".json") || s.ends_with(".toml"))
+                    || (key == "project_file" && ["antigravity", "kimi"].contains(&name.as_str())),
                 "{name}: install.{key}"
             );
         }
@@ -203,7 +206,8 @@ fn every_install_section_follows_the_installer_schema() {
                 "cursor-hooks",
                 "copilot-hooks",
                 "flat-hooks",
-                "kiro-hooks"
+                "kiro-hooks",
+                "toml-hooks"
             ]
             .contains(&format),
             "{name}: format {format}"
@@ -266,6 +270,7 @@ fn every_install_section_follows_the_installer_schema() {
             "droid",
             "gemini",
             "goose",
+            "kimi",
             "kiro",
             "qwen",
             "windsurf"
@@ -296,6 +301,7 @@ fn agents_with_different_timeout_units_say_so() {
         "devin",
         "kiro",
         "antigravity",
+        "kimi",
     ] {
         assert_eq!(unit(agent), "seconds", "{agent}");
     }

@@ -112,11 +112,11 @@ fn cases() -> Vec<Case> {
 }
 
 /// The agent `guard hook` without a name picks for the payload. Droid,
-/// Qwen Code, Devin CLI, Kiro and Antigravity send Claude Code's shapes:
+/// Qwen Code, Devin CLI, Kiro, Antigravity and Kimi send Claude Code's shapes:
 /// they are told apart only by the name in the installed command.
 fn expected_detection(agent: &str) -> &str {
     match agent {
-        "droid" | "qwen" | "devin" | "kiro" | "antigravity" => "claude-code",
+        "droid" | "qwen" | "devin" | "kiro" | "antigravity" | "kimi" => "claude-code",
         other => other,
     }
 }
@@ -283,6 +283,8 @@ const RENDER_SAMPLES: &[(&str, EventKind, &str, bool)] = &[
     ("kiro", EventKind::PreTool, "PreToolUse", true),
     ("antigravity", EventKind::Stop, "Stop", true),
     ("antigravity", EventKind::PreTool, "PreToolUse", true),
+    ("kimi", EventKind::SubagentStop, "SubagentStop", true),
+    ("kimi", EventKind::PreTool, "PreToolUse", true),
 ];
 
 const REASON: &str = "guard: you said \"done\" but ran no tests; run them first.";

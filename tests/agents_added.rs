@@ -1,5 +1,5 @@
 //! `guard hook <agent>` end to end for the agents of issue 19 (VS Code,
-//! Goose, Crush, Auggie, Devin CLI, Windsurf, Kiro, Antigravity): each one's
+//! Goose, Crush, Auggie, Devin CLI, Windsurf, Kiro, Antigravity, Kimi): each one's
 //! documented payload in, its own dialect out, through the real binary. The
 //! test detectors (tests/support) gate shell commands with "launch" (no
 //! judge: the failure policy asks, which agents that cannot ask get as a

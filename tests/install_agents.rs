@@ -178,3 +178,49 @@ fn cursor_gates_fail_closed_and_the_doctor_warns_when_the_switch_is_gone() {
         "a re-install restores the switch"
     );
 }
+
+#[test]
+fn kimi_gets_a_hooks_table_in_its_toml_with_the_comments_kept() {
+    let sb = Sandbox::new();
+    let path = sb.home().join(".kimi-code/config.toml");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let original = "# my Kimi settings\ndefault_model = \"kimi-k2\" # the fast one\n\n[[hooks]]\nevent = \"Notification\"\ncommand = \"notify-send done\"\n";
+    fs::write(&path, original).unwrap();
+    sb.ok(&["install", "--agent", "kimi"]);
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with(original), "{text}");
+    let added = &text[original.len()..];
+    assert_eq!(
+        added,
+        format!(
+            "\n[[hooks]]\nevent = \"PreToolUse\"\ncommand = {:?}\ntimeout = 18\n",
+            command("kimi")
+        )
+    );
+    sb.ok(&["install", "--agent", "kimi"]);
+    assert_eq!(fs::read_to_string(&path).unwrap(), text, "idempotent");
+    let out = sb.run(&["doctor", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let wired = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["agent"] == "kimi" && f["check"] == "wired" && f["status"] == "ok");
+    assert!(wired, "{report}");
+    sb.ok(&["uninstall", "--agent", "kimi"]);
+    assert_eq!(fs::read_to_string(&path).unwrap(), original);
+    assert!(!path.with_extension("toml.guard-backup").exists());
+}
+
+#[test]
+fn a_kimi_config_that_is_not_toml_is_refused_untouched() {
+    let sb = Sandbox::new();
+    let path = sb.home().join(".kimi-code/config.toml");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, "default_model = \n").unwrap();
+    let out = sb.run(&["install", "--agent", "kimi"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml:1:"), "{err}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "default_model = \n");
+}

@@ -7,7 +7,7 @@
 
 use super::discover::{self, Agent, Scope};
 use super::edit::{FoundHook, GuardCommand};
-use super::{json_file, spec::TimeoutUnit};
+use super::spec::TimeoutUnit;
 use crate::config::{Config, DeadlineConfig, LoadOptions};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -245,15 +245,11 @@ fn check_agent(agent: &Agent, opts: &DoctorOptions, state_dir: &Path, out: &mut 
         let Ok(path) = discover::settings_path(agent, scope, &root) else {
             continue;
         };
-        match json_file::read(&path) {
-            Ok(file) if file.text.is_none() => {}
-            Ok(file) => {
-                let hooks = super::edit::find(&file.value, agent.spec.format, &guard);
+        match super::plan::find_in_file(&path, agent, &guard) {
+            Ok(None) => {}
+            Ok(Some((path, hooks))) => {
                 if !hooks.is_empty() {
-                    wired.push(Wired {
-                        path: file.path,
-                        hooks,
-                    });
+                    wired.push(Wired { path, hooks });
                 }
             }
             Err(e) => out.add(

@@ -95,8 +95,9 @@ fn fields(format: HookFormat) -> Fields {
             typed: false,
             versioned: false,
         },
-        // Entries are handled by `kiro`; these fields are not used.
-        HookFormat::KiroHooks => Fields {
+        // Entries are handled by `kiro` and `toml_file`; these fields are
+        // not used.
+        HookFormat::KiroHooks | HookFormat::TomlHooks => Fields {
             nested: false,
             command_keys: &["command"],
             timeout_key: "timeout",

@@ -17,6 +17,7 @@ pub mod kiro;
 pub mod plan;
 pub mod safety;
 pub mod spec;
+pub mod toml_file;
 
 pub use discover::{
     agents, find_agent, installed_agents, load_agents, project_root, settings_path, Agent, Scope,

@@ -12,6 +12,7 @@
 use super::discover::Agent;
 use super::edit::{self, GuardCommand, WantedHook};
 use super::json_file::{self, JsonFile};
+use super::spec::HookFormat;
 use super::InstallError;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -106,7 +107,31 @@ pub fn plan_uninstall(
     UninstallPlan::Write(stripped)
 }
 
-fn diff(old: &str, new: &str, path: &Path) -> String {
+/// guard's entries in an agent's settings file: the file (symlinks
+/// resolved) and the entries, or `None` when the file does not exist.
+pub fn find_in_file(
+    path: &Path,
+    agent: &Agent,
+    guard: &GuardCommand,
+) -> Result<Option<(PathBuf, Vec<edit::FoundHook>)>, json_file::FileError> {
+    let file = json_file::resolve(path);
+    if agent.spec.format == HookFormat::TomlHooks {
+        if !file.exists() {
+            return Ok(None);
+        }
+        let hooks = super::toml_file::find_in(&file, guard)?;
+        return Ok(Some((file, hooks)));
+    }
+    let read = json_file::read(&file)?;
+    if read.text.is_none() {
+        return Ok(None);
+    }
+    let hooks = edit::find(&read.value, agent.spec.format, guard);
+    Ok(Some((read.path, hooks)))
+}
+
+/// A unified diff of a file's change.
+pub(super) fn diff(old: &str, new: &str, path: &Path) -> String {
     let name = path.display().to_string();
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
@@ -144,6 +169,9 @@ pub fn install_file(
     guard: &GuardCommand,
     dry_run: bool,
 ) -> Result<Outcome, InstallError> {
+    if agent.spec.format == HookFormat::TomlHooks {
+        return super::toml_file::install_file(path, wanted, guard, dry_run);
+    }
     let target = json_file::resolve(path);
     let _lock = if dry_run {
         None
@@ -244,6 +272,9 @@ pub fn uninstall_file(
     guard: &GuardCommand,
     dry_run: bool,
 ) -> Result<Outcome, InstallError> {
+    if agent.spec.format == HookFormat::TomlHooks {
+        return super::toml_file::uninstall_file(path, guard, dry_run);
+    }
     let target = json_file::resolve(path);
     let _lock = if dry_run {
         None

@@ -70,6 +70,9 @@ pub enum HookFormat {
     /// "action": {"type": "command", "command"}, "timeout"}]}`: one list of
     /// named hooks, each naming its event (Kiro's `.kiro/hooks/*.json`).
     KiroHooks,
+    /// `[[hooks]]` tables of a TOML file, each `{event, matcher?, command,
+    /// timeout?}` (Kimi Code CLI's `config.toml`).
+    TomlHooks,
 }
 
 /// A file created beside the settings file (see [`InstallSpec::companion`]).
@@ -207,8 +210,10 @@ impl InstallSpec {
                 return Err("`extra` must be a mapping".into());
             }
         }
-        if spec.format == HookFormat::KiroHooks && spec.extra.is_some() {
-            return Err("`extra` is not supported with format kiro-hooks".into());
+        if matches!(spec.format, HookFormat::KiroHooks | HookFormat::TomlHooks)
+            && spec.extra.is_some()
+        {
+            return Err("`extra` is not supported with formats kiro-hooks and toml-hooks".into());
         }
         Ok(spec)
     }
