@@ -110,6 +110,15 @@ fn a_gate_nobody_can_read_gets_the_gate_failure_policy() {
 }
 
 #[test]
+fn a_paused_guard_allows_unknown_gates_too() {
+    let sb = Sandbox::new();
+    assert!(sb.run(&["pause"], b"").status.success());
+    let unknown_gate = json!({"eventType": "beforeToolCall", "tool_name": "shell"});
+    let (v, code, _) = hook(&sb, "claude-code", &unknown_gate);
+    assert_eq!((v, code), (Value::Null, 0));
+}
+
+#[test]
 fn other_events_of_an_unknown_shape_stay_allowed() {
     let sb = Sandbox::new();
     let (v, code, err) = hook(

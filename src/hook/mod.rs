@@ -263,6 +263,8 @@ fn run_inner(input: HookInput, watchdog: bool) -> HookOutput {
         (None, _) => arg_spec,
     };
     if let Some(unknown) = unknown_shape::classify(&spec, &payload) {
+        let native = unknown.native.clone().unwrap_or_default();
+        LAST_KNOWN.with(|k| *k.borrow_mut() = Some((spec.name.clone(), unknown.kind, native)));
         return unknown_shape::answer(&spec, unknown, &payload, &input, started);
     }
     let mut event = match spec.parse_payload(payload) {

@@ -26,8 +26,10 @@ const TOOL_KEYS: &[&str] = &[
 
 /// What guard makes of a payload it cannot read.
 pub(super) struct Unknown {
-    kind: EventKind,
-    native: Option<String>,
+    /// The kind guard takes the event for.
+    pub(super) kind: EventKind,
+    /// Its event name, when one was found.
+    pub(super) native: Option<String>,
 }
 
 /// `None` when the adapter reads the payload's event (mapped or not);
@@ -100,8 +102,8 @@ fn by_name(native: &str) -> EventKind {
     }
 }
 
-/// Answers an unknown shape: the gate's failure policy, or allow; logs it
-/// and notes it for `guard doctor`.
+/// Answers an unknown shape: the gate's failure policy (allow while guard
+/// is paused), or allow; logs it and notes it for `guard doctor`.
 pub(super) fn answer(
     spec: &AdapterSpec,
     unknown: Unknown,
@@ -139,7 +141,9 @@ pub(super) fn answer(
         .map(|(c, _)| c)
         .unwrap_or_else(|_| config::builtin(Some(&spec.name)));
     let native = unknown.native.clone().unwrap_or_default();
-    let verdict = if gate {
+    let state_dir = crate::paths::state_dir();
+    let paused = crate::state::is_paused(&state_dir);
+    let verdict = if gate && !paused {
         failure_verdict(unknown.kind, &cfg, &problem)
     } else {
         Verdict::allow()
@@ -152,11 +156,10 @@ pub(super) fn answer(
         mismatch: None,
         refused: Vec::new(),
         errors: vec![problem.clone()],
-        paused: false,
+        paused,
         unknown_shape: true,
     };
     record::write(&cfg, &event, &verdict, &ctx);
-    let state_dir = crate::paths::state_dir();
     let _ = crate::state::note_unknown_shape(
         &state_dir,
         &spec.name,
