@@ -32,7 +32,8 @@ fn every_gate_needing_a_human_is_denied_where_the_agent_cannot_ask() {
     let sb = Sandbox::new();
     // (agent, fixture, where the command is, where the answer is, the
     // answer, exit code); "" is stdout left empty (the reason on stderr).
-    let cases: &[(&str, &str, &[&str], &str, &str, i32)] = &[
+    type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a str, &'a str, i32);
+    let cases: &[Case] = &[
         (
             "goose",
             "goose/PreToolUse.json",

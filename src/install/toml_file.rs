@@ -70,7 +70,7 @@ pub fn install(doc: &mut DocumentMut, wanted: &[WantedHook], guard: &GuardComman
             seen |= mine(t);
             keep
         });
-        let index = hooks.iter().position(|t| mine(t));
+        let index = hooks.iter().position(mine);
         let table = match index {
             Some(i) => hooks.get_mut(i),
             None => {
