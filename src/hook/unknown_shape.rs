@@ -111,10 +111,16 @@ pub(super) fn answer(
     input: &HookInput,
     started: Instant,
 ) -> HookOutput {
+    // Names only, never values, and short: they come from the payload.
+    let short = |s: &str| s.chars().take(64).collect::<String>();
     let keys: Vec<String> = payload
         .as_object()
-        .map(|o| o.keys().take(20).cloned().collect())
+        .map(|o| o.keys().take(20).map(|k| short(k)).collect())
         .unwrap_or_default();
+    let unknown = Unknown {
+        native: unknown.native.as_deref().map(short),
+        ..unknown
+    };
     let gate = unknown.kind.is_gate();
     let problem = format!(
         "unknown payload shape for {} (event {}, keys: {}): {}",
@@ -142,6 +148,7 @@ pub(super) fn answer(
         .unwrap_or_else(|_| config::builtin(Some(&spec.name)));
     let native = unknown.native.clone().unwrap_or_default();
     let state_dir = crate::paths::state_dir();
+    let _ = crate::state::touch_heartbeat(&state_dir, &spec.name);
     let paused = crate::state::is_paused(&state_dir);
     let verdict = if gate && !paused {
         failure_verdict(unknown.kind, &cfg, &problem)
