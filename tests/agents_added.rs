@@ -158,3 +158,18 @@ fn turn_ends_are_continued_where_the_agent_can_and_allowed_otherwise() {
         assert_eq!((v, code), (Value::Null, 0), "{agent}");
     }
 }
+
+#[test]
+fn the_old_copilot_vscode_name_still_answers_as_copilots_pascal_dialect() {
+    let sb = Sandbox::new();
+    let pre = with(
+        documented("copilot-pascal/PreToolUse.json"),
+        &["tool_input", "command"],
+        json!("./launch rocket"),
+    );
+    for name in ["copilot-vscode", "copilot-pascal"] {
+        let (v, _, code) = hook(&sb, name, &pre);
+        assert_eq!(code, 0);
+        assert_eq!(v["permissionDecision"], "ask", "{name}: {v}");
+    }
+}
