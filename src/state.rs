@@ -187,3 +187,66 @@ pub fn last_heartbeat(state_dir: &Path, agent: &str) -> Option<u64> {
         .parse()
         .ok()
 }
+
+/// A payload of a shape no adapter reads, as `guard hook` last saw it for
+/// an agent (for `guard doctor`).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct UnknownShape {
+    /// When it was last seen (Unix seconds).
+    pub at: u64,
+    /// How many were seen (gates and others).
+    pub count: u64,
+    /// How many of them were gates (answered with the gate's failure policy).
+    pub gates: u64,
+    /// The last one's event name, if it had one guard could find.
+    pub native_event: Option<String>,
+    /// The last one's top-level keys (never their values).
+    pub keys: Vec<String>,
+    /// Whether the last one was a gate.
+    pub gate: bool,
+}
+
+fn unknown_shape_path(state_dir: &Path, agent: &str) -> PathBuf {
+    state_dir
+        .join("unknown-shapes")
+        .join(format!("{}.json", safe_name(agent)))
+}
+
+/// Records a payload of an unknown shape for this agent.
+pub fn note_unknown_shape(
+    state_dir: &Path,
+    agent: &str,
+    native_event: Option<&str>,
+    keys: Vec<String>,
+    gate: bool,
+) -> std::io::Result<()> {
+    let mut file = Locked::open(
+        &unknown_shape_path(state_dir, agent),
+        Duration::from_millis(200),
+    )?;
+    let mut note: UnknownShape = serde_json::from_str(&file.read()?).unwrap_or_default();
+    note.at = now_secs();
+    note.count += 1;
+    note.gates += u64::from(gate);
+    note.native_event = native_event.map(str::to_string);
+    note.keys = keys;
+    note.gate = gate;
+    file.write(&serde_json::to_string(&note).unwrap_or_default())
+}
+
+/// Every agent's record of unknown shapes: (agent file stem, record).
+pub fn unknown_shapes(state_dir: &Path) -> Vec<(String, UnknownShape)> {
+    let Ok(dir) = fs::read_dir(state_dir.join("unknown-shapes")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, UnknownShape)> = dir
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.path().file_stem()?.to_string_lossy().into_owned();
+            let note = serde_json::from_str(&fs::read_to_string(e.path()).ok()?).ok()?;
+            Some((name, note))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}

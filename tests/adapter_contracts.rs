@@ -49,7 +49,7 @@ fn gemini_cursor_and_copilot_always_get_exit_0_and_one_json_object() {
     // Gemini turns a non-zero exit with text into a deny, Cursor blocks on an
     // invalid answer to a permission hook, Copilot denies a preToolUse that
     // exits non-zero: whatever guard decides, the answer is exit 0 + JSON.
-    for agent in ["gemini", "cursor", "copilot", "copilot-vscode"] {
+    for agent in ["gemini", "cursor", "copilot", "copilot-pascal"] {
         let spec = spec(agent);
         for (native, kind) in natives(&spec) {
             for (verdict, ask_as) in all_verdicts() {
@@ -100,11 +100,44 @@ fn cursor_permission_hooks_always_carry_a_permission() {
 fn claude_like_agents_say_nothing_on_allow() {
     // Claude Code reads `permissionDecision: allow` as "skip the user's
     // prompt", and Codex rejects a plain allow: allow is exit 0 and silence.
-    for agent in ["claude-code", "codex", "droid", "qwen"] {
+    // Crush reads {"decision":"allow"} as a pre-approval, VS Code and Auggie
+    // as an auto-approval; exit-2 agents (Cascade, Kiro) need nothing.
+    let claude_like = ["claude-code", "codex", "droid", "qwen", "vscode"];
+    for agent in claude_like.into_iter().chain(CANNOT_ASK.iter().copied()) {
         let spec = spec(agent);
         for (native, kind) in natives(&spec) {
             let out = spec.render(kind, &native, &Verdict::allow(), None);
             assert_eq!((out.stdout.as_str(), out.exit), ("", 0), "{agent} {native}");
+        }
+    }
+}
+
+/// The agents of issue 19 that have no ask (or ignore it).
+const CANNOT_ASK: &[&str] = &[
+    "auggie",
+    "devin",
+    "goose",
+    "crush",
+    "windsurf",
+    "kiro",
+    "antigravity",
+    "kimi",
+];
+
+#[test]
+fn agents_that_cannot_ask_get_a_deny_for_every_ask() {
+    // The failure policy of a gate is ask; where the agent has no ask (or
+    // ignores it and runs the tool), the gate must still not run the tool.
+    for agent in CANNOT_ASK.iter().copied().chain(["codex"]) {
+        let spec = spec(agent);
+        for (native, kind) in natives(&spec).into_iter().filter(|(_, k)| k.is_gate()) {
+            if kind == EventKind::PermissionRequest {
+                continue;
+            }
+            let ask = spec.render(kind, &native, &Verdict::with(Decision::Ask, "r"), None);
+            let deny = spec.render(kind, &native, &Verdict::with(Decision::Deny, "r"), None);
+            assert_eq!(ask, deny, "{agent} {native}");
+            assert!(ask != spec.render(kind, &native, &Verdict::allow(), None));
         }
     }
 }
@@ -155,20 +188,33 @@ fn every_install_section_follows_the_installer_schema() {
             !strings("binaries").is_empty() || !strings("config_dirs").is_empty(),
             "{name}: how to tell it is installed"
         );
+        // Both scopes, except where the agent's project file is unknown
+        // (Antigravity) or there is none (Kimi reads only its user config).
         for key in ["user_file", "project_file"] {
             assert!(
-                install[key].as_str().is_some_and(|s| s.ends_with(".json")),
+                install[key]
+                    .as_str()
+                    .is_some_and(|s| s.ends_with(".json") || s.ends_with(".toml"))
+                    || (key == "project_file" && ["antigravity", "kimi"].contains(&name.as_str())),
                 "{name}: install.{key}"
             );
         }
         let format = install["format"].as_str().unwrap_or_default();
         assert!(
-            ["claude-hooks", "cursor-hooks", "copilot-hooks"].contains(&format),
+            [
+                "claude-hooks",
+                "cursor-hooks",
+                "copilot-hooks",
+                "flat-hooks",
+                "kiro-hooks",
+                "toml-hooks"
+            ]
+            .contains(&format),
             "{name}: format {format}"
         );
         let unit = install["timeout_unit"].as_str().unwrap_or_default();
         assert!(
-            ["seconds", "milliseconds"].contains(&unit),
+            ["seconds", "milliseconds", "none"].contains(&unit),
             "{name}: timeout_unit {unit}"
         );
         let events = install["events"]
@@ -194,9 +240,16 @@ fn every_install_section_follows_the_installer_schema() {
                 .keys()
                 .collect();
             assert!(
-                keys.iter().all(|k| *k == "matcher"),
-                "{name}: {event}: the installer reads only `matcher`, got {keys:?}"
+                keys.iter()
+                    .all(|k| ["matcher", "entry", "fail_closed", "group"].contains(&k.as_str())),
+                "{name}: {event}: the installer reads `matcher`, `entry`, `fail_closed` and `group`, got {keys:?}"
             );
+            if options.get("fail_closed").is_some() {
+                assert!(
+                    kind.is_gate(),
+                    "{name}: {event}: a fail-closed switch on a {kind} event (turn ends fail open)"
+                );
+            }
         }
         if let Some(extra) = install.get("extra") {
             assert!(extra.is_object(), "{name}: install.extra");
@@ -206,13 +259,21 @@ fn every_install_section_follows_the_installer_schema() {
     assert_eq!(
         installable,
         [
+            "antigravity",
+            "auggie",
             "claude-code",
             "codex",
             "copilot",
+            "crush",
             "cursor",
+            "devin",
             "droid",
             "gemini",
-            "qwen"
+            "goose",
+            "kimi",
+            "kiro",
+            "qwen",
+            "windsurf"
         ]
     );
 }
@@ -227,7 +288,21 @@ fn agents_with_different_timeout_units_say_so() {
     };
     assert_eq!(unit("gemini"), "milliseconds");
     assert_eq!(unit("qwen"), "milliseconds");
-    for agent in ["claude-code", "codex", "cursor", "copilot", "droid"] {
+    assert_eq!(unit("auggie"), "milliseconds");
+    assert_eq!(unit("windsurf"), "none");
+    for agent in [
+        "claude-code",
+        "codex",
+        "cursor",
+        "copilot",
+        "droid",
+        "goose",
+        "crush",
+        "devin",
+        "kiro",
+        "antigravity",
+        "kimi",
+    ] {
         assert_eq!(unit(agent), "seconds", "{agent}");
     }
 }

@@ -111,12 +111,12 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-/// The agent `guard hook` without a name picks for the payload. Droid and
-/// Qwen Code send Claude Code's shapes: they are told apart only by the name
-/// in the installed command.
+/// The agent `guard hook` without a name picks for the payload. Droid,
+/// Qwen Code, Devin CLI, Kiro, Antigravity and Kimi send Claude Code's shapes:
+/// they are told apart only by the name in the installed command.
 fn expected_detection(agent: &str) -> &str {
     match agent {
-        "droid" | "qwen" => "claude-code",
+        "droid" | "qwen" | "devin" | "kiro" | "antigravity" | "kimi" => "claude-code",
         other => other,
     }
 }
@@ -194,7 +194,15 @@ fn a_payload_sent_to_the_wrong_agent_is_detected_by_its_shape() {
     let gemini = read_json(&root().join("tests/fixtures/captured/gemini-afteragent-stdin.json"));
     let cursor = read_json(&root().join("tests/fixtures/cursor/stop.json"));
     let copilot = read_json(&root().join("tests/fixtures/copilot/preToolUse.json"));
-    for (payload, agent) in [(gemini, "gemini"), (cursor, "cursor"), (copilot, "copilot")] {
+    let vscode = read_json(&root().join("tests/fixtures/vscode/PreToolUse.json"));
+    let auggie = read_json(&root().join("tests/fixtures/auggie/Stop.json"));
+    for (payload, agent) in [
+        (gemini, "gemini"),
+        (cursor, "cursor"),
+        (copilot, "copilot"),
+        (vscode, "vscode"),
+        (auggie, "auggie"),
+    ] {
         let detected = adapter::detect_agent(&specs, &payload).unwrap();
         assert_eq!(detected.name, agent);
         assert!(!detected.detect.is_empty() && !spec("claude-code").answers_to(&detected.name));
@@ -253,14 +261,30 @@ const RENDER_SAMPLES: &[(&str, EventKind, &str, bool)] = &[
         "permissionRequest",
         true,
     ),
-    ("copilot-vscode", EventKind::Stop, "Stop", true),
-    ("copilot-vscode", EventKind::PreTool, "PreToolUse", true),
+    ("copilot-pascal", EventKind::Stop, "Stop", true),
+    ("copilot-pascal", EventKind::PreTool, "PreToolUse", true),
     ("droid", EventKind::Stop, "Stop", true),
     ("droid", EventKind::PreTool, "PreToolUse", true),
     ("qwen", EventKind::Stop, "Stop", true),
     ("qwen", EventKind::PreTool, "PreToolUse", true),
     ("generic", EventKind::Stop, "stop", true),
     ("generic", EventKind::PreTool, "pre_tool", true),
+    ("vscode", EventKind::Stop, "Stop", true),
+    ("vscode", EventKind::SubagentStop, "SubagentStop", true),
+    ("vscode", EventKind::PreTool, "PreToolUse", true),
+    ("goose", EventKind::Stop, "Stop", true),
+    ("goose", EventKind::PreTool, "PreToolUse", true),
+    ("crush", EventKind::PreTool, "PreToolUse", true),
+    ("auggie", EventKind::Stop, "Stop", true),
+    ("auggie", EventKind::PreTool, "PreToolUse", true),
+    ("devin", EventKind::Stop, "Stop", true),
+    ("devin", EventKind::PreTool, "PreToolUse", true),
+    ("windsurf", EventKind::PreTool, "pre_run_command", true),
+    ("kiro", EventKind::PreTool, "PreToolUse", true),
+    ("antigravity", EventKind::Stop, "Stop", true),
+    ("antigravity", EventKind::PreTool, "PreToolUse", true),
+    ("kimi", EventKind::SubagentStop, "SubagentStop", true),
+    ("kimi", EventKind::PreTool, "PreToolUse", true),
 ];
 
 const REASON: &str = "guard: you said \"done\" but ran no tests; run them first.";

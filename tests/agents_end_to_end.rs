@@ -127,7 +127,7 @@ fn copilot_camel_case_payloads_are_gated_and_continued() {
 #[test]
 fn a_copilot_payload_sent_to_a_claude_hook_is_answered_as_copilot() {
     let sb = Sandbox::new();
-    let mut pre = documented("copilot-vscode/PreToolUse.json");
+    let mut pre = documented("copilot-pascal/PreToolUse.json");
     pre["tool_input"]["command"] = json!("./launch rocket");
     let (v, code) = hook(&sb, "claude-code", &pre);
     assert_eq!(code, 0);

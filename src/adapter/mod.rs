@@ -11,7 +11,7 @@ mod parse;
 mod render;
 
 pub use detect::detect_agent;
-pub use parse::ParseError;
+pub use parse::{native_event, ParseError};
 pub use render::HookOutput;
 
 use crate::event::{Event, EventKind};

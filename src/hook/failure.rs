@@ -48,17 +48,22 @@ pub(super) fn failure_output(
             &builtin_config
         }
     };
+    let verdict = failure_verdict(kind, cfg, problem);
+    let mut out = spec.render(kind, native, &verdict, cfg.ask_as);
+    out.stderr.push_str(&format!("guard: {problem}\n"));
+    out
+}
+
+/// The failure policy of the kind, as a verdict (allow for `other`).
+pub(super) fn failure_verdict(kind: EventKind, cfg: &Config, problem: &str) -> Verdict {
     let decision = if kind == EventKind::Other {
         Decision::Allow
     } else {
         crate::engine::fit(kind, cfg.failure_for(kind))
     };
-    let verdict = if decision == Decision::Allow {
+    if decision == Decision::Allow {
         Verdict::allow()
     } else {
         Verdict::with(decision, format!("guard could not check this {kind} event ({problem}), so its failure policy applies: {}.", decision.as_str()))
-    };
-    let mut out = spec.render(kind, native, &verdict, cfg.ask_as);
-    out.stderr.push_str(&format!("guard: {problem}\n"));
-    out
+    }
 }

@@ -14,6 +14,7 @@ mod loop_guard;
 mod record;
 mod text_stash;
 mod turn_text;
+mod unknown_shape;
 #[allow(unsafe_code)] // sigaction, setitimer, write and _exit in a signal handler
 mod watchdog;
 
@@ -24,7 +25,7 @@ use crate::engine::{Engine, EvalOptions};
 use crate::event::{Event, EventKind};
 use crate::shell::ShellContext;
 use crate::verdict::Verdict;
-use failure::{failure_output, fallback_adapter, panic_message};
+use failure::{failure_output, failure_verdict, fallback_adapter, panic_message};
 use fault::Stage;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -162,6 +163,12 @@ fn steps(input: HookInput, run: Run, known: &mut Known) -> Result<HookOutput, Ho
     fault::at(Stage::Parse);
     let payload = read_payload(&input.payload, &named)?;
     let (spec, mismatch) = pick_adapter(&adapters, named, input.agent.is_some(), &payload);
+    if let Some(unknown) = unknown_shape::classify(&spec, &payload) {
+        // No adapter can read it: the failure policy of what it looks like.
+        let native = unknown.native.clone().unwrap_or_default();
+        known.event = Some((spec.name.clone(), unknown.kind, native));
+        return Err(unknown_shape::answer(&spec, unknown, &payload, &input, started));
+    }
     let mut event = spec
         .parse_payload(payload)
         .map_err(|e| failure_output(&spec, EventKind::Other, "", None, &e.to_string()))?;
@@ -182,6 +189,7 @@ fn steps(input: HookInput, run: Run, known: &mut Known) -> Result<HookOutput, Ho
         refused,
         errors: Vec::new(),
         paused: crate::state::is_paused(&state_dir),
+        unknown_shape: false,
     };
     let verdict = if ctx.paused {
         Verdict::allow()

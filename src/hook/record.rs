@@ -19,6 +19,9 @@ pub struct Context {
     pub errors: Vec<String>,
     /// guard was paused.
     pub paused: bool,
+    /// The payload's shape was unknown to every adapter (see
+    /// `hook::unknown_shape`).
+    pub unknown_shape: bool,
 }
 
 /// One decision-log line. Fields are written in this order; optional ones
@@ -47,6 +50,8 @@ struct Record<'a> {
     errors: &'a [String],
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     paused: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    unknown_shape: bool,
     /// Shadow detectors that would have blocked, denied or asked.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     shadow: Vec<&'a str>,
@@ -116,6 +121,7 @@ fn record<'a>(
         refused_project_settings: &ctx.refused,
         errors: &ctx.errors,
         paused: ctx.paused,
+        unknown_shape: ctx.unknown_shape,
         shadow: verdict
             .detectors
             .iter()

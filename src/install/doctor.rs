@@ -7,7 +7,7 @@
 
 use super::discover::{self, Agent, Scope};
 use super::edit::{FoundHook, GuardCommand};
-use super::{json_file, spec::TimeoutUnit};
+use super::spec::TimeoutUnit;
 use crate::config::{Config, DeadlineConfig, LoadOptions};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -91,6 +91,7 @@ pub fn run(opts: &DoctorOptions) -> Report {
     for agent in &agents {
         check_agent(agent, opts, &state_dir, &mut out);
     }
+    out.0.extend(super::safety::unknown_shapes(&state_dir));
     for e in errors {
         out.add(
             None,
@@ -244,15 +245,11 @@ fn check_agent(agent: &Agent, opts: &DoctorOptions, state_dir: &Path, out: &mut 
         let Ok(path) = discover::settings_path(agent, scope, &root) else {
             continue;
         };
-        match json_file::read(&path) {
-            Ok(file) if file.text.is_none() => {}
-            Ok(file) => {
-                let hooks = super::edit::find(&file.value, agent.spec.format, &guard);
+        match super::plan::find_in_file(&path, agent, &guard) {
+            Ok(None) => {}
+            Ok(Some((path, hooks))) => {
                 if !hooks.is_empty() {
-                    wired.push(Wired {
-                        path: file.path,
-                        hooks,
-                    });
+                    wired.push(Wired { path, hooks });
                 }
             }
             Err(e) => out.add(
@@ -347,6 +344,12 @@ fn check_entries(
             ),
         }
     }
+    out.0.extend(super::safety::fail_closed_switches(
+        agent,
+        &wired.path,
+        &wired.hooks,
+        install_cmd,
+    ));
     for hook in &wired.hooks {
         let exe = GuardCommand::executable(&hook.command).unwrap_or_default();
         if !executable_exists(&exe) {
@@ -379,6 +382,7 @@ fn check_entries(
         let unit = agent.spec.timeout_unit;
         let deadline_ms = deadlines.for_kind(kind).as_millis() as u64;
         match hook.timeout {
+            None if unit == TimeoutUnit::None => {}
             None => out.add(
                 Some(name),
                 "timeouts",

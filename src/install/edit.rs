@@ -20,7 +20,7 @@ pub struct ShapeError {
 }
 
 /// One hook entry guard wants in the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WantedHook {
     /// The agent's native event name.
     pub event: String,
@@ -28,8 +28,12 @@ pub struct WantedHook {
     pub matcher: Option<String>,
     /// The command line (`'/path/guard' hook <agent>`).
     pub command: String,
-    /// The timeout, in the agent's unit.
-    pub timeout: u64,
+    /// The timeout, in the agent's unit (none for agents without one).
+    pub timeout: Option<u64>,
+    /// Other keys of guard's entry (its fail-closed switch, …).
+    pub entry: Map<String, Value>,
+    /// Keys of guard's group (nested formats).
+    pub group: Map<String, Value>,
 }
 
 /// A guard entry found in a file.
@@ -43,6 +47,8 @@ pub struct FoundHook {
     pub command: String,
     /// Its timeout, when it is a whole number.
     pub timeout: Option<u64>,
+    /// The entry itself (the handler object), for checks of its other keys.
+    pub entry: Map<String, Value>,
 }
 
 /// Field names of a format's handler objects.
@@ -82,6 +88,22 @@ fn fields(format: HookFormat) -> Fields {
             typed: true,
             versioned: true,
         },
+        HookFormat::FlatHooks => Fields {
+            nested: false,
+            command_keys: &["command"],
+            timeout_key: "timeout",
+            typed: false,
+            versioned: false,
+        },
+        // Entries are handled by `kiro` and `toml_file`; these fields are
+        // not used.
+        HookFormat::KiroHooks | HookFormat::TomlHooks => Fields {
+            nested: false,
+            command_keys: &["command"],
+            timeout_key: "timeout",
+            typed: false,
+            versioned: false,
+        },
     }
 }
 
@@ -115,7 +137,12 @@ fn new_handler(w: &WantedHook, f: &Fields, with_matcher: bool) -> Value {
         }
     }
     h.insert(f.command_keys[0].into(), w.command.clone().into());
-    h.insert(f.timeout_key.into(), w.timeout.into());
+    if let Some(t) = w.timeout {
+        h.insert(f.timeout_key.into(), t.into());
+    }
+    for (k, v) in &w.entry {
+        h.insert(k.clone(), v.clone());
+    }
     Value::Object(h)
 }
 
@@ -136,7 +163,12 @@ fn update_handler(handler: &mut Value, w: &WantedHook, f: &Fields, with_matcher:
         .find(|k| obj.get(**k).is_some_and(Value::is_string))
         .unwrap_or(&f.command_keys[0]);
     set(obj, key, w.command.clone().into());
-    set(obj, f.timeout_key, w.timeout.into());
+    if let Some(t) = w.timeout {
+        set(obj, f.timeout_key, t.into());
+    }
+    for (k, v) in &w.entry {
+        set(obj, k, v.clone());
+    }
 }
 
 fn set_matcher(obj: &mut Map<String, Value>, matcher: &Option<String>) {
@@ -241,6 +273,9 @@ fn install_event(
                 });
                 if let Some(group) = index.and_then(|i| items[i].as_object_mut()) {
                     set_matcher(group, &w.matcher);
+                    for (k, v) in &w.group {
+                        set(group, k, v.clone());
+                    }
                     if let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) {
                         handlers.truncate(1);
                         update_handler(&mut handlers[0], w, f, false);
@@ -253,6 +288,9 @@ fn install_event(
                     group.insert("matcher".into(), m.clone().into());
                 }
                 group.insert("hooks".into(), Value::Array(vec![new_handler(w, f, false)]));
+                for (k, v) in &w.group {
+                    group.insert(k.clone(), v.clone());
+                }
                 items.push(Value::Object(group));
             }
         }
@@ -312,6 +350,9 @@ pub fn install(
     extra: Option<&Value>,
     guard: &GuardCommand,
 ) -> Result<(), ShapeError> {
+    if format == HookFormat::KiroHooks {
+        return super::kiro::install(root, wanted, guard);
+    }
     let f = fields(format);
     if f.versioned && !root.contains_key("version") {
         root.insert("version".into(), 1.into());
@@ -329,6 +370,9 @@ pub fn install(
 /// Removes guard's entries under every event, and the groups, arrays and
 /// `hooks` object the removal emptied; returns how many were removed.
 pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> usize {
+    if format == HookFormat::KiroHooks {
+        return super::kiro::uninstall(root, guard);
+    }
     let f = fields(format);
     let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
         return 0;
@@ -355,6 +399,9 @@ pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &Guar
 
 /// Guard's entries in the file.
 pub fn find(root: &Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> Vec<FoundHook> {
+    if format == HookFormat::KiroHooks {
+        return super::kiro::find(root, guard);
+    }
     let f = fields(format);
     let mut out = Vec::new();
     let Some(hooks) = root.get("hooks").and_then(Value::as_object) else {
@@ -366,6 +413,7 @@ pub fn find(root: &Map<String, Value>, format: HookFormat, guard: &GuardCommand)
             matcher: matcher.and_then(Value::as_str).map(str::to_string),
             command: command.to_string(),
             timeout: h.get(f.timeout_key).and_then(Value::as_u64),
+            entry: h.as_object().cloned().unwrap_or_default(),
         })
     };
     for (event, items) in hooks {

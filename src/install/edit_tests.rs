@@ -10,7 +10,8 @@ fn wanted(event: &str, matcher: Option<&str>, command: &str, timeout: u64) -> Wa
         event: event.into(),
         matcher: matcher.map(str::to_string),
         command: command.into(),
-        timeout,
+        timeout: Some(timeout),
+        ..Default::default()
     }
 }
 

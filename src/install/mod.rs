@@ -13,8 +13,11 @@ pub mod discover;
 pub mod doctor;
 pub mod edit;
 pub mod json_file;
+pub mod kiro;
 pub mod plan;
+pub mod safety;
 pub mod spec;
+pub mod toml_file;
 
 pub use discover::{
     agents, find_agent, installed_agents, load_agents, project_root, settings_path, Agent, Scope,
@@ -110,6 +113,8 @@ pub fn wanted_hooks(
             matcher: options.matcher.clone(),
             command: command.to_string(),
             timeout: spec::timeout_for(kind, deadlines, agent.spec.timeout_unit),
+            entry: options.entry_keys(),
+            group: options.group.clone(),
         });
     }
     Ok(out)

@@ -12,6 +12,7 @@
 use super::discover::Agent;
 use super::edit::{self, GuardCommand, WantedHook};
 use super::json_file::{self, JsonFile};
+use super::spec::HookFormat;
 use super::InstallError;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -106,7 +107,31 @@ pub fn plan_uninstall(
     UninstallPlan::Write(stripped)
 }
 
-fn diff(old: &str, new: &str, path: &Path) -> String {
+/// guard's entries in an agent's settings file: the file (symlinks
+/// resolved) and the entries, or `None` when the file does not exist.
+pub fn find_in_file(
+    path: &Path,
+    agent: &Agent,
+    guard: &GuardCommand,
+) -> Result<Option<(PathBuf, Vec<edit::FoundHook>)>, json_file::FileError> {
+    let file = json_file::resolve(path);
+    if agent.spec.format == HookFormat::TomlHooks {
+        if !file.exists() {
+            return Ok(None);
+        }
+        let hooks = super::toml_file::find_in(&file, guard)?;
+        return Ok(Some((file, hooks)));
+    }
+    let read = json_file::read(&file)?;
+    if read.text.is_none() {
+        return Ok(None);
+    }
+    let hooks = edit::find(&read.value, agent.spec.format, guard);
+    Ok(Some((read.path, hooks)))
+}
+
+/// A unified diff of a file's change.
+pub(super) fn diff(old: &str, new: &str, path: &Path) -> String {
     let name = path.display().to_string();
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
@@ -144,6 +169,9 @@ pub fn install_file(
     guard: &GuardCommand,
     dry_run: bool,
 ) -> Result<Outcome, InstallError> {
+    if agent.spec.format == HookFormat::TomlHooks {
+        return super::toml_file::install_file(path, wanted, guard, dry_run);
+    }
     let target = json_file::resolve(path);
     let _lock = if dry_run {
         None
@@ -155,6 +183,9 @@ pub fn install_file(
         let next =
             plan_install(&file.value, agent, wanted, guard).map_err(|e| shape_error(&file, e))?;
         if file.text.is_some() && next == file.value {
+            if !dry_run {
+                ensure_companion(&file.path, agent)?;
+            }
             return Ok(Outcome {
                 file: file.path,
                 change: Change::Unchanged,
@@ -185,6 +216,7 @@ pub fn install_file(
             None => None,
         };
         json_file::write_atomic(&file.path, &text, None)?;
+        ensure_companion(&file.path, agent)?;
         return Ok(Outcome {
             file: file.path,
             change,
@@ -195,6 +227,43 @@ pub fn install_file(
     Err(conflict(&target))
 }
 
+/// The companion of a settings file (`install.companion`), if any: its
+/// path and its content.
+fn companion<'a>(settings: &Path, agent: &'a Agent) -> Option<(PathBuf, &'a Value)> {
+    let companion = agent.spec.companion.as_ref()?;
+    Some((settings.parent()?.join(&companion.path), &companion.content))
+}
+
+/// Writes the companion file when it is missing (a file the user changed
+/// is left as it is).
+fn ensure_companion(settings: &Path, agent: &Agent) -> Result<(), InstallError> {
+    let Some((path, content)) = companion(settings, agent).filter(|(p, _)| !p.exists()) else {
+        return Ok(());
+    };
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(content).unwrap_or_default()
+    );
+    json_file::write_atomic(&path, &text, None)?;
+    Ok(())
+}
+
+/// Removes the companion file once its settings file is gone, when it
+/// still holds what guard wrote.
+fn remove_companion(settings: &Path, agent: &Agent) -> Result<(), InstallError> {
+    let Some((path, content)) = companion(settings, agent) else {
+        return Ok(());
+    };
+    let ours = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .is_some_and(|v| &v == content);
+    if ours {
+        json_file::remove(&path)?;
+    }
+    Ok(())
+}
+
 /// Removes guard's entries from one settings file.
 pub fn uninstall_file(
     path: &Path,
@@ -203,6 +272,9 @@ pub fn uninstall_file(
     guard: &GuardCommand,
     dry_run: bool,
 ) -> Result<Outcome, InstallError> {
+    if agent.spec.format == HookFormat::TomlHooks {
+        return super::toml_file::uninstall_file(path, guard, dry_run);
+    }
     let target = json_file::resolve(path);
     let _lock = if dry_run {
         None
@@ -265,7 +337,10 @@ pub fn uninstall_file(
                 // The file now equals the backup: keeping it would only go stale.
                 json_file::remove(&backup_path)?;
             }
-            Change::Removed => json_file::remove(&file.path)?,
+            Change::Removed => {
+                json_file::remove(&file.path)?;
+                remove_companion(&file.path, agent)?;
+            }
             _ => {
                 written_backup = json_file::backup_once(&file.path, &current_text)?;
                 json_file::write_atomic(&file.path, &text, None)?;

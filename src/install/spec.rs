@@ -7,7 +7,7 @@ use crate::config::DeadlineConfig;
 use crate::event::EventKind;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// How `guard install` wires one agent (`install:` in `adapters/<name>.yaml`).
@@ -37,6 +37,11 @@ pub struct InstallSpec {
     pub extra: Option<Value>,
     /// Native event name → options, in the order entries are added.
     pub events: EventList,
+    /// A file guard creates beside the settings file when it is missing
+    /// (Goose's plugin manifest), and removes on uninstall when it still
+    /// holds what guard wrote.
+    #[serde(default)]
+    pub companion: Option<Companion>,
     /// Printed after a successful install (e.g. Codex's `/hooks` trust step).
     #[serde(default)]
     pub notice: Option<String>,
@@ -58,6 +63,26 @@ pub enum HookFormat {
     /// `{"version": 1, "hooks": {"<event>": [{"type": "command", "bash",
     /// "timeoutSec"}]}}` (GitHub Copilot CLI).
     CopilotHooks,
+    /// `{"hooks": {"<event>": [{"command", "timeout"}]}}`, no version, no
+    /// type (Crush, Windsurf's Cascade).
+    FlatHooks,
+    /// `{"version": "v1", "hooks": [{"name", "trigger", "matcher"?,
+    /// "action": {"type": "command", "command"}, "timeout"}]}`: one list of
+    /// named hooks, each naming its event (Kiro's `.kiro/hooks/*.json`).
+    KiroHooks,
+    /// `[[hooks]]` tables of a TOML file, each `{event, matcher?, command,
+    /// timeout?}` (Kimi Code CLI's `config.toml`).
+    TomlHooks,
+}
+
+/// A file created beside the settings file (see [`InstallSpec::companion`]).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Companion {
+    /// Its path, relative to the settings file's directory.
+    pub path: String,
+    /// Its JSON content.
+    pub content: Value,
 }
 
 /// The unit of a hook timeout.
@@ -69,6 +94,8 @@ pub enum TimeoutUnit {
     Seconds,
     /// Milliseconds (Gemini CLI).
     Milliseconds,
+    /// The agent has no timeout field: none is written (Cascade).
+    None,
 }
 
 impl TimeoutUnit {
@@ -76,7 +103,7 @@ impl TimeoutUnit {
     pub fn from_ms(self, ms: u64) -> u64 {
         match self {
             TimeoutUnit::Seconds => ms.div_ceil(1000),
-            TimeoutUnit::Milliseconds => ms,
+            TimeoutUnit::Milliseconds | TimeoutUnit::None => ms,
         }
     }
 
@@ -84,7 +111,7 @@ impl TimeoutUnit {
     pub fn to_ms(self, value: u64) -> u64 {
         match self {
             TimeoutUnit::Seconds => value.saturating_mul(1000),
-            TimeoutUnit::Milliseconds => value,
+            TimeoutUnit::Milliseconds | TimeoutUnit::None => value,
         }
     }
 
@@ -93,6 +120,7 @@ impl TimeoutUnit {
         match self {
             TimeoutUnit::Seconds => "seconds",
             TimeoutUnit::Milliseconds => "milliseconds",
+            TimeoutUnit::None => "none",
         }
     }
 }
@@ -105,6 +133,31 @@ pub struct EventOptions {
     /// absent means none is written.
     #[serde(default)]
     pub matcher: Option<String>,
+    /// Keys set on guard's hook entry (the handler object), e.g. Crush's
+    /// `name` or Cascade's `show_output`.
+    #[serde(default)]
+    pub entry: Map<String, Value>,
+    /// The agent's fail-closed switch, set on guard's hook entry like
+    /// `entry` (Cursor's `failClosed: true`, Claude Code's `onFailure:
+    /// block`, Goose's `on_failure: block`): a guard that crashes, hangs or
+    /// prints nothing then blocks the tool. `guard doctor` warns where an
+    /// installed entry lacks it. Versions of the agent that predate the
+    /// switch ignore it (docs/agents says which honour it).
+    #[serde(default)]
+    pub fail_closed: Map<String, Value>,
+    /// Keys set on guard's group, for nested formats (claude-hooks), e.g.
+    /// Auggie's `metadata: {includeConversationData: true}`.
+    #[serde(default)]
+    pub group: Map<String, Value>,
+}
+
+impl EventOptions {
+    /// Every key guard sets on its entry: `entry`, then `fail_closed`.
+    pub fn entry_keys(&self) -> Map<String, Value> {
+        let mut keys = self.entry.clone();
+        keys.extend(self.fail_closed.clone());
+        keys
+    }
 }
 
 /// The wired events, in file order.
@@ -132,10 +185,14 @@ impl<'de> Deserialize<'de> for EventList {
 /// kills it.
 pub const TIMEOUT_MARGIN_MS: u64 = 10_000;
 
-/// The timeout to write for an event of this kind, in the agent's unit.
-pub fn timeout_for(kind: EventKind, deadlines: &DeadlineConfig, unit: TimeoutUnit) -> u64 {
+/// The timeout to write for an event of this kind, in the agent's unit
+/// (none for an agent without a timeout field).
+pub fn timeout_for(kind: EventKind, deadlines: &DeadlineConfig, unit: TimeoutUnit) -> Option<u64> {
+    if unit == TimeoutUnit::None {
+        return None;
+    }
     let deadline = deadlines.for_kind(kind).as_millis() as u64;
-    unit.from_ms(deadline.saturating_add(TIMEOUT_MARGIN_MS))
+    Some(unit.from_ms(deadline.saturating_add(TIMEOUT_MARGIN_MS)))
 }
 
 impl InstallSpec {
@@ -152,6 +209,11 @@ impl InstallSpec {
             if !extra.is_object() {
                 return Err("`extra` must be a mapping".into());
             }
+        }
+        if matches!(spec.format, HookFormat::KiroHooks | HookFormat::TomlHooks)
+            && spec.extra.is_some()
+        {
+            return Err("`extra` is not supported with formats kiro-hooks and toml-hooks".into());
         }
         Ok(spec)
     }
@@ -237,21 +299,28 @@ mod tests {
     #[test]
     fn timeouts_exceed_the_deadline_in_the_agent_unit() {
         let d = DeadlineConfig::default();
-        assert_eq!(timeout_for(EventKind::Stop, &d, TimeoutUnit::Seconds), 30);
+        assert_eq!(
+            timeout_for(EventKind::Stop, &d, TimeoutUnit::Seconds),
+            Some(30)
+        );
         assert_eq!(
             timeout_for(EventKind::PreTool, &d, TimeoutUnit::Seconds),
-            18
+            Some(18)
         );
         assert_eq!(
             timeout_for(EventKind::Stop, &d, TimeoutUnit::Milliseconds),
-            30_000
+            Some(30_000)
         );
+        assert_eq!(timeout_for(EventKind::Stop, &d, TimeoutUnit::None), None);
         let odd = DeadlineConfig {
             turn_end_ms: 20_500,
             gate_ms: 8_000,
             other_ms: 3_000,
         };
-        assert_eq!(timeout_for(EventKind::Stop, &odd, TimeoutUnit::Seconds), 31);
+        assert_eq!(
+            timeout_for(EventKind::Stop, &odd, TimeoutUnit::Seconds),
+            Some(31)
+        );
     }
 
     #[test]

@@ -106,6 +106,42 @@ pub fn repo_file(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
+/// A documented payload, `tests/fixtures/<rel>`.
+pub fn documented(rel: &str) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(repo_file(&format!("tests/fixtures/{rel}"))).unwrap())
+        .unwrap()
+}
+
+/// What `guard hook` answered: stdout as JSON (null when empty), stderr,
+/// exit code.
+pub struct Answer {
+    pub json: serde_json::Value,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Sandbox {
+    /// `guard hook <agent> --config <test config with extra>` with the payload.
+    pub fn hook(&self, agent: &str, extra_config: &str, payload: &serde_json::Value) -> Answer {
+        let cfg = self.test_config(extra_config);
+        let out = self.run(
+            &["hook", agent, "--config", cfg.to_str().unwrap()],
+            payload.to_string().as_bytes(),
+        );
+        let text = stdout(&out);
+        let json = if text.trim().is_empty() {
+            serde_json::Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{agent}: {e}: {text:?}"))
+        };
+        Answer {
+            json,
+            stderr: stderr(&out),
+            code: out.status.code().unwrap_or(-1),
+        }
+    }
+}
+
 pub fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(repo_file(&format!("tests/fixtures/captured/{name}"))).expect("fixture")
 }
