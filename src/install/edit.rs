@@ -30,6 +30,9 @@ pub struct WantedHook {
     pub command: String,
     /// The timeout, in the agent's unit.
     pub timeout: u64,
+    /// More keys of guard's handler object (the adapter's `entry_fields`,
+    /// e.g. Claude Code's `onFailure: block`).
+    pub fields: Map<String, Value>,
 }
 
 /// A guard entry found in a file.
@@ -43,6 +46,8 @@ pub struct FoundHook {
     pub command: String,
     /// Its timeout, when it is a whole number.
     pub timeout: Option<u64>,
+    /// The handler object as found (all its keys).
+    pub entry: Map<String, Value>,
 }
 
 /// Field names of a format's handler objects.
@@ -57,16 +62,19 @@ struct Fields {
     typed: bool,
     /// Whether the root carries `"version": 1`.
     versioned: bool,
+    /// Whether the event map is the root itself rather than its `hooks`.
+    top_level: bool,
 }
 
 fn fields(format: HookFormat) -> Fields {
     match format {
-        HookFormat::ClaudeHooks => Fields {
+        HookFormat::ClaudeHooks | HookFormat::ClaudeHooksTopLevel => Fields {
             nested: true,
             command_keys: &["command"],
             timeout_key: "timeout",
             typed: true,
             versioned: false,
+            top_level: format == HookFormat::ClaudeHooksTopLevel,
         },
         HookFormat::CursorHooks => Fields {
             nested: false,
@@ -74,6 +82,7 @@ fn fields(format: HookFormat) -> Fields {
             timeout_key: "timeout",
             typed: false,
             versioned: true,
+            top_level: false,
         },
         HookFormat::CopilotHooks => Fields {
             nested: false,
@@ -81,6 +90,7 @@ fn fields(format: HookFormat) -> Fields {
             timeout_key: "timeoutSec",
             typed: true,
             versioned: true,
+            top_level: false,
         },
     }
 }
@@ -116,6 +126,9 @@ fn new_handler(w: &WantedHook, f: &Fields, with_matcher: bool) -> Value {
     }
     h.insert(f.command_keys[0].into(), w.command.clone().into());
     h.insert(f.timeout_key.into(), w.timeout.into());
+    for (key, value) in &w.fields {
+        h.insert(key.clone(), value.clone());
+    }
     Value::Object(h)
 }
 
@@ -137,6 +150,9 @@ fn update_handler(handler: &mut Value, w: &WantedHook, f: &Fields, with_matcher:
         .unwrap_or(&f.command_keys[0]);
     set(obj, key, w.command.clone().into());
     set(obj, f.timeout_key, w.timeout.into());
+    for (key, value) in &w.fields {
+        set(obj, key, value.clone());
+    }
 }
 
 fn set_matcher(obj: &mut Map<String, Value>, matcher: &Option<String>) {
@@ -148,8 +164,14 @@ fn set_matcher(obj: &mut Map<String, Value>, matcher: &Option<String>) {
     }
 }
 
-/// The `hooks` object of the root, created when absent.
-fn hooks_mut(root: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, ShapeError> {
+/// The event map: the root itself, or its `hooks` object, created when absent.
+fn hooks_mut<'a>(
+    root: &'a mut Map<String, Value>,
+    f: &Fields,
+) -> Result<&'a mut Map<String, Value>, ShapeError> {
+    if f.top_level {
+        return Ok(root);
+    }
     root.entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
@@ -316,7 +338,7 @@ pub fn install(
     if f.versioned && !root.contains_key("version") {
         root.insert("version".into(), 1.into());
     }
-    let hooks = hooks_mut(root)?;
+    let hooks = hooks_mut(root, &f)?;
     for w in wanted {
         install_event(hooks, w, &f, guard)?;
     }
@@ -330,8 +352,13 @@ pub fn install(
 /// `hooks` object the removal emptied; returns how many were removed.
 pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> usize {
     let f = fields(format);
-    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return 0;
+    let hooks = if f.top_level {
+        &mut *root
+    } else {
+        match root.get_mut("hooks").and_then(Value::as_object_mut) {
+            Some(hooks) => hooks,
+            None => return 0,
+        }
     };
     let mut removed = 0;
     let mut emptied = Vec::new();
@@ -347,7 +374,7 @@ pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &Guar
     for event in emptied {
         hooks.shift_remove(&event);
     }
-    if removed > 0 && hooks.is_empty() {
+    if removed > 0 && hooks.is_empty() && !f.top_level {
         root.shift_remove("hooks");
     }
     removed
@@ -357,8 +384,13 @@ pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &Guar
 pub fn find(root: &Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> Vec<FoundHook> {
     let f = fields(format);
     let mut out = Vec::new();
-    let Some(hooks) = root.get("hooks").and_then(Value::as_object) else {
-        return out;
+    let hooks = if f.top_level {
+        root
+    } else {
+        match root.get("hooks").and_then(Value::as_object) {
+            Some(hooks) => hooks,
+            None => return out,
+        }
     };
     let found = |h: &Value, matcher: Option<&Value>| {
         handler_command(h, &f, guard).map(|command| FoundHook {
@@ -366,6 +398,7 @@ pub fn find(root: &Map<String, Value>, format: HookFormat, guard: &GuardCommand)
             matcher: matcher.and_then(Value::as_str).map(str::to_string),
             command: command.to_string(),
             timeout: h.get(f.timeout_key).and_then(Value::as_u64),
+            entry: h.as_object().cloned().unwrap_or_default(),
         })
     };
     for (event, items) in hooks {

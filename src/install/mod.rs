@@ -110,6 +110,7 @@ pub fn wanted_hooks(
             matcher: options.matcher.clone(),
             command: command.to_string(),
             timeout: spec::timeout_for(kind, deadlines, agent.spec.timeout_unit),
+            fields: options.entry_fields.clone(),
         });
     }
     Ok(out)

@@ -7,7 +7,7 @@ use crate::config::DeadlineConfig;
 use crate::event::EventKind;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// How `guard install` wires one agent (`install:` in `adapters/<name>.yaml`).
@@ -53,6 +53,10 @@ pub enum HookFormat {
     /// `{"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type": "command",
     /// "command", "timeout"}]}]}}` (Claude Code, Codex, Gemini, Droid, Qwen).
     ClaudeHooks,
+    /// Claude Code's event map at the top level of its own file, with no
+    /// `hooks` key around it: `{"<Event>": [{"matcher"?, "hooks": [...]}]}`
+    /// (Factory Droid's `hooks.json`, which ignores a `hooks` key).
+    ClaudeHooksTopLevel,
     /// `{"version": 1, "hooks": {"<event>": [{"command", "timeout"}]}}` (Cursor).
     CursorHooks,
     /// `{"version": 1, "hooks": {"<event>": [{"type": "command", "bash",
@@ -105,6 +109,28 @@ pub struct EventOptions {
     /// absent means none is written.
     #[serde(default)]
     pub matcher: Option<String>,
+    /// More keys written on guard's own entry (the handler object) and kept
+    /// set on every re-install: the agent's fail-closed switch on gates,
+    /// e.g. Claude Code's `onFailure: block`, Cursor's `failClosed: true`.
+    #[serde(default)]
+    pub entry_fields: Map<String, Value>,
+}
+
+/// Keys of a handler object that each format writes itself, so that an
+/// adapter's `entry_fields` cannot set them.
+const HANDLER_KEYS: [&str; 6] = ["type", "command", "bash", "timeout", "timeoutSec", "matcher"];
+
+impl EventOptions {
+    /// The `entry_fields` that `entry` (a handler object as found in a
+    /// settings file) lacks or sets to another value, e.g. an entry written
+    /// before guard set the agent's fail-closed switch.
+    pub fn missing_in<'a>(&'a self, entry: &Map<String, Value>) -> Vec<&'a str> {
+        self.entry_fields
+            .iter()
+            .filter(|(key, want)| entry.get(key.as_str()) != Some(want))
+            .map(|(key, _)| key.as_str())
+            .collect()
+    }
 }
 
 /// The wired events, in file order.
@@ -151,6 +177,17 @@ impl InstallSpec {
         if let Some(extra) = &spec.extra {
             if !extra.is_object() {
                 return Err("`extra` must be a mapping".into());
+            }
+        }
+        for (event, options) in &spec.events.0 {
+            if let Some(key) = options
+                .entry_fields
+                .keys()
+                .find(|k| HANDLER_KEYS.contains(&k.as_str()))
+            {
+                return Err(format!(
+                    "{event}: `entry_fields` cannot set `{key}`, which guard writes itself"
+                ));
             }
         }
         Ok(spec)
@@ -223,6 +260,27 @@ mod tests {
         assert!(InstallSpec::from_value(&v).unwrap_err().contains("colour"));
         let v = serde_json::json!({"format": "claude-hooks", "user_file": "x", "events": {"Stop": {"matchr": "*"}}});
         assert!(InstallSpec::from_value(&v).is_err());
+    }
+
+    #[test]
+    fn entry_fields_are_read_and_cannot_replace_the_handler_keys() {
+        let v = serde_json::json!({"format": "claude-hooks", "user_file": "x",
+            "events": {"PreToolUse": {"matcher": "*", "entry_fields": {"onFailure": "block"}}}});
+        let spec = InstallSpec::from_value(&v).unwrap();
+        let options = &spec.events.0[0].1;
+        assert_eq!(options.entry_fields["onFailure"], "block");
+        let entry = |v: Value| v.as_object().cloned().unwrap();
+        assert_eq!(options.missing_in(&entry(serde_json::json!({"command": "g"}))), ["onFailure"]);
+        assert_eq!(
+            options.missing_in(&entry(serde_json::json!({"onFailure": "continue"}))),
+            ["onFailure"]
+        );
+        assert!(options
+            .missing_in(&entry(serde_json::json!({"onFailure": "block"})))
+            .is_empty());
+        let v = serde_json::json!({"format": "claude-hooks", "user_file": "x",
+            "events": {"PreToolUse": {"entry_fields": {"timeout": 1}}}});
+        assert!(InstallSpec::from_value(&v).unwrap_err().contains("timeout"));
     }
 
     #[test]
