@@ -44,7 +44,9 @@ pub struct HookInput {
 }
 
 /// Test-only fault injection: panics at `stage` when `GUARD_FAULT` names it,
-/// and hangs there when it says `stall:<stage>` (for the watchdog).
+/// hangs there when it says `stall:<stage>` (for the watchdog), and aborts
+/// the process there, answering nothing, when it says `abort:<stage>` (a
+/// crash as the agent sees it, for its fail-closed switch).
 pub fn fault(stage: &str) {
     if !(cfg!(debug_assertions) || cfg!(feature = "fault-injection")) {
         return;
@@ -54,6 +56,9 @@ pub fn fault(stage: &str) {
     };
     if fault == stage {
         panic!("injected fault at {stage}");
+    }
+    if fault.strip_prefix("abort:") == Some(stage) {
+        std::process::abort();
     }
     if fault.strip_prefix("stall:") == Some(stage) {
         loop {
