@@ -211,10 +211,22 @@ fn unexpected_shapes_are_refused() {
 
 #[test]
 fn entry_fields_are_written_kept_and_restored_on_reinstall() {
-    let gate = fail_closed(wanted("PreToolUse", Some("*"), "/g/guard hook claude-code", 18));
+    let gate = fail_closed(wanted(
+        "PreToolUse",
+        Some("*"),
+        "/g/guard hook claude-code",
+        18,
+    ));
     let stop = wanted("Stop", None, "/g/guard hook claude-code", 30);
     let mut root = Map::new();
-    install(&mut root, HookFormat::ClaudeHooks, &[stop.clone(), gate.clone()], None, &guard()).unwrap();
+    install(
+        &mut root,
+        HookFormat::ClaudeHooks,
+        &[stop.clone(), gate.clone()],
+        None,
+        &guard(),
+    )
+    .unwrap();
     assert_eq!(
         Value::Object(root.clone()),
         json!({"hooks": {
@@ -229,7 +241,14 @@ fn entry_fields_are_written_kept_and_restored_on_reinstall() {
     let entry = &mut root["hooks"]["PreToolUse"][0]["hooks"][0];
     entry["onFailure"] = json!("continue");
     entry["statusMessage"] = json!("judging");
-    install(&mut root, HookFormat::ClaudeHooks, &[stop, gate], None, &guard()).unwrap();
+    install(
+        &mut root,
+        HookFormat::ClaudeHooks,
+        &[stop, gate],
+        None,
+        &guard(),
+    )
+    .unwrap();
     assert_eq!(
         root["hooks"]["PreToolUse"][0]["hooks"][0],
         json!({"type": "command", "command": "/g/guard hook claude-code", "timeout": 18, "onFailure": "block", "statusMessage": "judging"})
@@ -240,12 +259,21 @@ fn entry_fields_are_written_kept_and_restored_on_reinstall() {
 
 #[test]
 fn top_level_event_maps_are_edited_in_place() {
-    let mut root = obj(json!({"hooksDisabled": false, "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}));
+    let mut root = obj(
+        json!({"hooksDisabled": false, "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}),
+    );
     let w = [
         wanted("Stop", None, "/g/guard hook droid", 30),
         wanted("PreToolUse", Some("*"), "/g/guard hook droid", 18),
     ];
-    install(&mut root, HookFormat::ClaudeHooksTopLevel, &w, None, &guard()).unwrap();
+    install(
+        &mut root,
+        HookFormat::ClaudeHooksTopLevel,
+        &w,
+        None,
+        &guard(),
+    )
+    .unwrap();
     assert_eq!(
         Value::Object(root.clone()),
         json!({"hooksDisabled": false,
@@ -254,8 +282,14 @@ fn top_level_event_maps_are_edited_in_place() {
             "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/g/guard hook droid", "timeout": 18}]}]})
     );
     assert!(root.get("hooks").is_none());
-    assert_eq!(find(&root, HookFormat::ClaudeHooksTopLevel, &guard()).len(), 2);
-    assert_eq!(uninstall(&mut root, HookFormat::ClaudeHooksTopLevel, &guard()), 2);
+    assert_eq!(
+        find(&root, HookFormat::ClaudeHooksTopLevel, &guard()).len(),
+        2
+    );
+    assert_eq!(
+        uninstall(&mut root, HookFormat::ClaudeHooksTopLevel, &guard()),
+        2
+    );
     assert_eq!(
         Value::Object(root),
         json!({"hooksDisabled": false, "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]})

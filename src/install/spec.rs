@@ -118,7 +118,14 @@ pub struct EventOptions {
 
 /// Keys of a handler object that each format writes itself, so that an
 /// adapter's `entry_fields` cannot set them.
-const HANDLER_KEYS: [&str; 6] = ["type", "command", "bash", "timeout", "timeoutSec", "matcher"];
+const HANDLER_KEYS: [&str; 6] = [
+    "type",
+    "command",
+    "bash",
+    "timeout",
+    "timeoutSec",
+    "matcher",
+];
 
 impl EventOptions {
     /// The `entry_fields` that `entry` (a handler object as found in a
@@ -270,7 +277,10 @@ mod tests {
         let options = &spec.events.0[0].1;
         assert_eq!(options.entry_fields["onFailure"], "block");
         let entry = |v: Value| v.as_object().cloned().unwrap();
-        assert_eq!(options.missing_in(&entry(serde_json::json!({"command": "g"}))), ["onFailure"]);
+        assert_eq!(
+            options.missing_in(&entry(serde_json::json!({"command": "g"}))),
+            ["onFailure"]
+        );
         assert_eq!(
             options.missing_in(&entry(serde_json::json!({"onFailure": "continue"}))),
             ["onFailure"]
