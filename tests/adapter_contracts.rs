@@ -163,7 +163,13 @@ fn every_install_section_follows_the_installer_schema() {
         }
         let format = install["format"].as_str().unwrap_or_default();
         assert!(
-            ["claude-hooks", "cursor-hooks", "copilot-hooks"].contains(&format),
+            [
+                "claude-hooks",
+                "claude-hooks-top-level",
+                "cursor-hooks",
+                "copilot-hooks"
+            ]
+            .contains(&format),
             "{name}: format {format}"
         );
         let unit = install["timeout_unit"].as_str().unwrap_or_default();
@@ -194,8 +200,8 @@ fn every_install_section_follows_the_installer_schema() {
                 .keys()
                 .collect();
             assert!(
-                keys.iter().all(|k| *k == "matcher"),
-                "{name}: {event}: the installer reads only `matcher`, got {keys:?}"
+                keys.iter().all(|k| *k == "matcher" || *k == "entry_fields"),
+                "{name}: {event}: the installer reads only `matcher` and `entry_fields`, got {keys:?}"
             );
         }
         if let Some(extra) = install.get("extra") {

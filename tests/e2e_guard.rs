@@ -282,6 +282,34 @@ fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
     );
 }
 
+/// What each CLI does with a harmless command when guard crashes at its gate
+/// (`GUARD_FAULT=abort:parse`: SIGABRT before any answer): the fail-closed
+/// column of docs/agents/README.md, checked on the pinned version. Where the
+/// tool runs, guard's gate fails open on a crash.
+fn crashed_gate_outcome_is_as_documented(agent: Agent) {
+    let Some((mut sandbox, _judge)) = guarded(agent, "guard-crashed-gate", unverified()) else {
+        return;
+    };
+    sandbox.set_env("GUARD_FAULT", "abort:parse");
+    sandbox.script(&[Turn::shell_then(
+        "echo ran > e2e-marker.txt",
+        "E2E-AFTER-GATE",
+    )]);
+    let run = sandbox.run("Create the marker file.");
+    run.assert_success();
+    let ran = sandbox.work.join("e2e-marker.txt").exists();
+    assert_eq!(
+        ran,
+        agent.crashed_gate_runs_the_tool(),
+        "{} {}: with guard crashed at the gate the tool {}\n{}",
+        agent.name(),
+        agent.pin().version,
+        if ran { "ran" } else { "did not run" },
+        run.debug()
+    );
+    assert!(run.answer().contains("E2E-AFTER-GATE"), "{}", run.debug());
+}
+
 macro_rules! for_each_agent {
     ($($agent:ident => $module:ident),*) => {$(
         mod $module {
@@ -304,6 +332,10 @@ macro_rules! for_each_agent {
             }
             #[test]
             fn destructive_command_is_denied() { super::destructive_command_is_denied(Agent::$agent) }
+            #[test]
+            fn crashed_gate_outcome_is_as_documented() {
+                super::crashed_gate_outcome_is_as_documented(Agent::$agent)
+            }
         }
     )*};
 }

@@ -223,6 +223,14 @@ impl Agent {
         self != Agent::Copilot
     }
 
+    /// Whether the tool still runs when guard crashes at the gate (aborts
+    /// with no answer), as seen on the pinned version with the entries
+    /// `guard install` writes: Claude Code blocks (`onFailure: block`), and
+    /// Copilot CLI denies on any non-zero exit of a preToolUse hook.
+    pub fn crashed_gate_runs_the_tool(self) -> bool {
+        !matches!(self, Agent::Claude | Agent::Copilot)
+    }
+
     /// The `timeout` value of a hook entry meaning one minute: Gemini CLI
     /// counts milliseconds (60 there means 60 ms, and the hook times out
     /// before it can answer); the others count seconds (Qwen Code reads
