@@ -310,43 +310,41 @@ fn crashed_gate_outcome_is_as_documented(agent: Agent) {
     assert!(run.answer().contains("E2E-AFTER-GATE"), "{}", run.debug());
 }
 
-macro_rules! for_each_agent {
-    ($($agent:ident => $module:ident),*) => {$(
+/// One module per agent with the named scenarios as tests.
+macro_rules! scenarios {
+    ($($agent:ident => $module:ident: [$($test:ident),*]),* $(,)?) => {$(
         mod $module {
             use super::*;
-            #[test]
-            fn ordinary_answer_is_not_blocked() { super::ordinary_answer_is_not_blocked(Agent::$agent) }
-            #[test]
-            fn gate_fails_safe_when_the_judge_hangs() { super::gate_fails_safe_when_the_judge_hangs(Agent::$agent) }
-            #[test]
-            fn turn_end_is_allowed_when_the_judge_hangs() { super::turn_end_is_allowed_when_the_judge_hangs(Agent::$agent) }
-            #[test]
-            fn push_without_verification_is_blocked_then_allowed() {
-                super::push_without_verification_is_blocked_then_allowed(Agent::$agent)
-            }
-            #[test]
-            fn loop_guard_releases_a_stuck_turn() { super::loop_guard_releases_a_stuck_turn(Agent::$agent) }
-            #[test]
-            fn builtin_commit_detector_blocks_an_unverified_push() {
-                super::builtin_commit_detector_blocks_an_unverified_push(Agent::$agent)
-            }
-            #[test]
-            fn destructive_command_is_denied() { super::destructive_command_is_denied(Agent::$agent) }
-            #[test]
-            fn crashed_gate_outcome_is_as_documented() {
-                super::crashed_gate_outcome_is_as_documented(Agent::$agent)
-            }
+            $(#[test] fn $test() { super::$test(Agent::$agent) })*
         }
     )*};
 }
 
-for_each_agent!(
-    Claude => claude,
-    Codex => codex,
-    Gemini => gemini,
-    Qwen => qwen,
-    Copilot => copilot,
-    Droid => droid
+// Qwen, Copilot and Droid run the scenarios that depend on the agent's
+// protocol; a hanging judge at a turn end and the built-in detector are
+// guard's own behaviour, shown on the first three.
+scenarios!(
+    Claude => claude: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
+        loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Codex => codex: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
+        loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Gemini => gemini: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
+        loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Qwen => qwen: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        push_without_verification_is_blocked_then_allowed, loop_guard_releases_a_stuck_turn,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Copilot => copilot: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        push_without_verification_is_blocked_then_allowed, loop_guard_releases_a_stuck_turn,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Droid => droid: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        push_without_verification_is_blocked_then_allowed, loop_guard_releases_a_stuck_turn,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
 );
 
 /// Claude Code's fail-closed switch: `guard install` writes

@@ -36,11 +36,14 @@ const TAIL_BYTES: u64 = 64 * 1024;
 /// Whether the file at `path` ends with the `hook.start` record of the
 /// turn-end hook whose payload is `payload` (told by its `timestamp`; any
 /// turn-end hook's when the payload has none), i.e. Copilot has written
-/// everything up to the hook that is running now. Unreadable files count
-/// as caught up (the reader then reports them).
+/// everything up to the hook that is running now. A file not there yet is
+/// not caught up (Copilot creates it on its first write); other unreadable
+/// files are (the reader then reports them).
 pub(crate) fn writer_caught_up(path: &Path, payload: &Value) -> bool {
-    let Ok((mut file, metadata)) = super::open::open_regular_file(path) else {
-        return true;
+    let (mut file, metadata) = match super::open::open_regular_file(path) {
+        Ok(opened) => opened,
+        Err(super::TranscriptError::Missing { .. }) => return false,
+        Err(_) => return true,
     };
     let start = metadata.len().saturating_sub(TAIL_BYTES);
     let mut tail = Vec::new();
@@ -200,7 +203,11 @@ mod tests {
         )
         .unwrap();
         assert!(writer_caught_up(&path, &payload));
-        assert!(writer_caught_up(&dir.join("missing.jsonl"), &payload));
+        assert!(!writer_caught_up(&dir.join("missing.jsonl"), &payload));
+        assert!(
+            writer_caught_up(&dir, &payload),
+            "a directory is the reader's to refuse"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -83,11 +83,7 @@ pub fn run(agent: Agent) -> Option<Capture> {
     ]);
     let run = sandbox.run("Run the tool, then answer.");
     run.assert_success();
-    assert!(
-        run.answer().contains("E2E-CAPTURE-SECOND"),
-        "the capture scenario did not play out\n{}",
-        run.debug()
-    );
+    check_scenario(&sandbox, &run, &scripts);
     let paths = Paths::of(&sandbox);
     let mut payloads = BTreeMap::new();
     for (event, hook) in &scripts {
@@ -114,6 +110,57 @@ pub fn run(agent: Agent) -> Option<Capture> {
         payloads,
         transcript,
     })
+}
+
+/// What the scenario must show on every agent: the gate hook saw the
+/// command and let it run; the blocking turn-end hook's reason is the last
+/// user turn of the next model call; the second turn end says the stop hook
+/// is active; the second answer ends the run.
+fn check_scenario(sandbox: &Sandbox, run: &super::Run, scripts: &[(&str, HookScript)]) {
+    let agent = sandbox.agent;
+    let calls_of = |event: &str| {
+        scripts
+            .iter()
+            .find(|(e, _)| *e == event)
+            .map(|(_, hook)| hook.calls())
+            .unwrap_or_default()
+    };
+    let (gate, _) = agent.pre_shell_event();
+    let gate_calls = calls_of(gate);
+    let command = gate_calls
+        .first()
+        .and_then(|p| {
+            p["tool_input"]["command"]
+                .as_str()
+                .or(p["toolArgs"]["command"].as_str())
+        })
+        .unwrap_or_default();
+    assert!(
+        command.contains("tool-ran.txt"),
+        "the gate hook did not get the command: {gate_calls:?}"
+    );
+    assert!(
+        sandbox.work.join("tool-ran.txt").exists(),
+        "the allowed command did not run\n{}",
+        run.debug()
+    );
+    let calls = run.calls();
+    let fed_back = calls
+        .iter()
+        .position(|c| c.last_user().contains("E2E-CAPTURE-FEEDBACK"));
+    assert!(
+        fed_back.is_some_and(|at| at + 1 == calls.len()),
+        "the turn-end hook's reason is not the last user turn of the last call\n{}",
+        run.debug()
+    );
+    let stops = calls_of(agent.turn_end_event());
+    assert_eq!(stops.len(), 2, "two turn ends: {stops:?}");
+    assert_eq!(stops[1]["stop_hook_active"], true, "{stops:?}");
+    assert!(
+        run.answer().contains("E2E-CAPTURE-SECOND"),
+        "the second answer did not end the run\n{}",
+        run.debug()
+    );
 }
 
 /// The sandbox's own paths and what the fixtures say instead.
