@@ -338,6 +338,11 @@ pub fn install(
     if f.versioned && !root.contains_key("version") {
         root.insert("version".into(), 1.into());
     }
+    if f.top_level {
+        // Entries an older guard wrote under a `hooks` key, which the agent
+        // never read: the new ones replace them.
+        uninstall(root, HookFormat::ClaudeHooks, guard);
+    }
     let hooks = hooks_mut(root, &f)?;
     for w in wanted {
         install_event(hooks, w, &f, guard)?;
@@ -352,6 +357,11 @@ pub fn install(
 /// `hooks` object the removal emptied; returns how many were removed.
 pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &GuardCommand) -> usize {
     let f = fields(format);
+    let mut removed = 0;
+    if f.top_level {
+        // And those an older guard wrote under a `hooks` key.
+        removed += uninstall(root, HookFormat::ClaudeHooks, guard);
+    }
     let hooks = if f.top_level {
         &mut *root
     } else {
@@ -360,7 +370,6 @@ pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &Guar
             None => return 0,
         }
     };
-    let mut removed = 0;
     let mut emptied = Vec::new();
     for (event, items) in hooks.iter_mut() {
         if let Some(items) = items.as_array_mut() {

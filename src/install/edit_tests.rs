@@ -295,3 +295,25 @@ fn top_level_event_maps_are_edited_in_place() {
         json!({"hooksDisabled": false, "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]})
     );
 }
+
+#[test]
+fn entries_an_older_guard_nested_under_hooks_move_to_the_top_level() {
+    let mut root = obj(json!({"hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "/g/guard hook droid", "timeout": 30}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send"}]}]
+    }}));
+    let w = [wanted("Stop", None, "/g/guard hook droid", 30)];
+    install(
+        &mut root,
+        HookFormat::ClaudeHooksTopLevel,
+        &w,
+        None,
+        &guard(),
+    )
+    .unwrap();
+    assert_eq!(
+        Value::Object(root.clone()),
+        json!({"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "notify-send"}]}]},
+            "Stop": [{"hooks": [{"type": "command", "command": "/g/guard hook droid", "timeout": 30}]}]})
+    );
+}
