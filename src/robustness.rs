@@ -135,6 +135,8 @@ pub fn check_transcript(data: &[u8], dir: &Path) {
         (TranscriptFormat::Codex, &lines),
         (TranscriptFormat::Gemini, &lines),
         (TranscriptFormat::Gemini, &whole),
+        (TranscriptFormat::Copilot, &lines),
+        (TranscriptFormat::Droid, &lines),
     ] {
         if let Ok(Some(text)) = last_turn_text(format, path, max_bytes) {
             assert!(

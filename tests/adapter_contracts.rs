@@ -203,6 +203,7 @@ fn every_install_section_follows_the_installer_schema() {
         assert!(
             [
                 "claude-hooks",
+                "claude-hooks-top-level",
                 "cursor-hooks",
                 "copilot-hooks",
                 "flat-hooks",

@@ -52,6 +52,9 @@ fn captured_agent(file_name: &str) -> &'static str {
         Some("claude") => "claude-code",
         Some("codex") => "codex",
         Some("gemini") => "gemini",
+        Some("qwen") => "qwen",
+        Some("copilot") => "copilot",
+        Some("droid") => "droid",
         other => panic!("captured fixture {file_name}: unknown agent prefix {other:?}"),
     }
 }

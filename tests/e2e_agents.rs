@@ -1,15 +1,17 @@
 //! Smoke tests of the end-to-end harness on the real agent CLIs (Claude Code,
-//! Codex CLI, Gemini CLI), offline against the stub model, with tiny shell
-//! hooks standing in for guard. They prove what guard relies on: the stub is
-//! reached, a turn-end hook's block reaches the model as a new user turn, and
-//! a pre-tool deny stops the shell command and reaches the model as its result.
+//! Codex CLI, Gemini CLI, Qwen Code, Copilot CLI, Factory Droid), offline
+//! against the stub model, with tiny shell hooks standing in for guard. They
+//! prove what guard relies on: the stub is reached, a turn-end hook's block
+//! reaches the model as a new user turn, a pre-tool deny stops the shell
+//! command and reaches the model as its result, and each payload still has
+//! the shape of the pinned version's fixture (`e2e::capture`).
 //!
 //! Needs the pinned CLIs: `tests/e2e/install-agents.sh`. `GUARD_E2E=skip`
 //! skips on purpose. Each run prints its wall time.
 
 mod e2e;
 
-use e2e::hooks;
+use e2e::{capture, hooks};
 use e2e::{Agent, HookPoint, Role, Sandbox, Turn};
 
 const PLAIN: &str = "E2E-PLAIN-ANSWER-5521 all done.";
@@ -53,7 +55,7 @@ fn turn_end_block_once(agent: Agent) {
     let Some(sandbox) = Sandbox::new(agent, "turn-end-block-once") else {
         return;
     };
-    let hook = hooks::block_once(&sandbox.scripts, "stop", FEEDBACK);
+    let hook = hooks::block_turn_end_once(&sandbox.scripts, "stop", agent, FEEDBACK);
     sandbox.add_hook(HookPoint::TurnEnd, &hook.command());
     sandbox.script(&[
         Turn::text(SECOND).when_last_user_contains("E2E-FEEDBACK-3317"),
@@ -106,7 +108,9 @@ fn turn_end_block_once(agent: Agent) {
         2,
         "hook should run at both turn ends: {payloads:?}"
     );
-    assert_eq!(payloads[0]["hook_event_name"], agent.turn_end_event());
+    if agent.payload_names_its_event() {
+        assert_eq!(payloads[0]["hook_event_name"], agent.turn_end_event());
+    }
     assert_eq!(payloads[0]["stop_hook_active"], false, "{payloads:?}");
     assert_eq!(payloads[1]["stop_hook_active"], true, "{payloads:?}");
 }
@@ -136,8 +140,10 @@ fn pre_shell_deny(agent: Agent) {
         1,
         "the gate should see exactly the one shell call: {payloads:?}"
     );
+    // Copilot's camelCase payloads carry it in toolArgs.
     let command = payloads[0]["tool_input"]["command"]
         .as_str()
+        .or_else(|| payloads[0]["toolArgs"]["command"].as_str())
         .unwrap_or_default();
     assert!(
         command.contains(MARKER),
@@ -188,23 +194,70 @@ fn pre_shell_allowed(agent: Agent) {
     assert!(run.answer().contains(AFTER_TOOL), "{}", run.debug());
 }
 
-macro_rules! for_each_agent {
-    ($($agent:ident => $module:ident),*) => {$(
+/// (e) Every recorded payload has the shape (keys and types) of the pinned
+/// version's fixture; `GUARD_E2E_CAPTURE=1` writes the fixtures instead.
+fn payload_shapes_match_the_pinned_fixtures(agent: Agent) {
+    let Some(capture) = capture::run(agent) else {
+        return;
+    };
+    if capture::capturing() {
+        capture.write_fixtures();
+        return;
+    }
+    let problems = capture.shape_changes();
+    assert!(
+        problems.is_empty(),
+        "{}\n\nIf the new version is meant: capture its fixtures with \
+         `GUARD_E2E_CAPTURE=1 cargo test --test e2e_agents payload_shapes`, \
+         rewrite the goldens with `GUARD_UPDATE_GOLDEN=1 cargo test --test adapters`, \
+         and mend adapters/{}.yaml where a key guard reads moved.",
+        problems.join("\n\n"),
+        agent.guard_name()
+    );
+}
+
+/// One module per agent with the named scenarios as tests.
+macro_rules! scenarios {
+    ($($agent:ident => $module:ident: [$($test:ident),*]),* $(,)?) => {$(
         mod $module {
             use super::*;
-            #[test]
-            fn plain_answer() { super::plain_answer(Agent::$agent) }
-            #[test]
-            fn turn_end_block_once() { super::turn_end_block_once(Agent::$agent) }
-            #[test]
-            fn pre_shell_deny() { super::pre_shell_deny(Agent::$agent) }
-            #[test]
-            fn pre_shell_allowed() { super::pre_shell_allowed(Agent::$agent) }
+            $(#[test] fn $test() { super::$test(Agent::$agent) })*
         }
     )*};
 }
 
-for_each_agent!(Claude => claude, Codex => codex, Gemini => gemini);
+// The agents driven since the harness's start run every scenario. For the
+// others, the capture run (`payload_shapes_…`) also checks what
+// `turn_end_block_once` and `pre_shell_allowed` do, and `e2e_guard`'s
+// ordinary answer what `plain_answer` does, so each costs one run less.
+scenarios!(
+    Claude => claude: [plain_answer, payload_shapes_match_the_pinned_fixtures, turn_end_block_once, pre_shell_deny, pre_shell_allowed],
+    Codex => codex: [plain_answer, payload_shapes_match_the_pinned_fixtures, turn_end_block_once, pre_shell_deny, pre_shell_allowed],
+    Gemini => gemini: [plain_answer, payload_shapes_match_the_pinned_fixtures, turn_end_block_once, pre_shell_deny, pre_shell_allowed],
+    Qwen => qwen: [payload_shapes_match_the_pinned_fixtures, pre_shell_deny],
+    Copilot => copilot: [payload_shapes_match_the_pinned_fixtures, pre_shell_deny],
+    Droid => droid: [payload_shapes_match_the_pinned_fixtures, pre_shell_deny],
+);
+
+/// Copilot CLI ignores exit 2 on agentStop (only `{"decision":"block"}`
+/// sends it back), which is why guard answers it in JSON: a hook that exits
+/// 2 with a reason lets the turn end after one model call.
+#[test]
+fn copilot_agent_stop_ignores_exit_2() {
+    let Some(sandbox) = Sandbox::new(Agent::Copilot, "agent-stop-exit-2") else {
+        return;
+    };
+    let hook = hooks::block_once(&sandbox.scripts, "stop", FEEDBACK);
+    sandbox.add_hook(HookPoint::TurnEnd, &hook.command());
+    sandbox.script(&[
+        Turn::text(SECOND).when_last_user_contains("E2E-FEEDBACK-3317"),
+        Turn::text(FIRST),
+    ]);
+    let run = sandbox.run("Finish the task.");
+    run.assert_success();
+    assert_eq!(hook.calls().len(), 1, "{:?}", hook.calls());
+    assert_eq!(run.calls().len(), 1, "exit 2 sent it back\n{}", run.debug());
+}
 
 /// The jail itself: inside it the only network interface is loopback, so no
 /// run can reach anything but the stub.

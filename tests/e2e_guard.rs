@@ -1,4 +1,5 @@
-//! guard on the real agent CLIs (Claude Code, Codex CLI, Gemini CLI), offline
+//! guard on the real agent CLIs (Claude Code, Codex CLI, Gemini CLI, Qwen
+//! Code, Copilot CLI, Factory Droid), offline
 //! against the stub model: the hook is registered in a fresh HOME, the real
 //! CLI calls it, and the test checks what reached the model and what ran.
 //!
@@ -281,30 +282,202 @@ fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
     );
 }
 
-macro_rules! for_each_agent {
-    ($($agent:ident => $module:ident),*) => {$(
+/// What each CLI does with a harmless command when guard crashes at its gate
+/// (`GUARD_FAULT=abort:parse`: SIGABRT before any answer): the fail-closed
+/// column of docs/agents/README.md, checked on the pinned version. Where the
+/// tool runs, guard's gate fails open on a crash.
+fn crashed_gate_outcome_is_as_documented(agent: Agent) {
+    let Some((mut sandbox, _judge)) = guarded(agent, "guard-crashed-gate", unverified()) else {
+        return;
+    };
+    sandbox.set_env("GUARD_FAULT", "abort:parse");
+    sandbox.script(&[Turn::shell_then(
+        "echo ran > e2e-marker.txt",
+        "E2E-AFTER-GATE",
+    )]);
+    let run = sandbox.run("Create the marker file.");
+    run.assert_success();
+    let ran = sandbox.work.join("e2e-marker.txt").exists();
+    assert_eq!(
+        ran,
+        agent.crashed_gate_runs_the_tool(),
+        "{} {}: with guard crashed at the gate the tool {}\n{}",
+        agent.name(),
+        agent.pin().version,
+        if ran { "ran" } else { "did not run" },
+        run.debug()
+    );
+    assert!(run.answer().contains("E2E-AFTER-GATE"), "{}", run.debug());
+}
+
+/// One module per agent with the named scenarios as tests.
+macro_rules! scenarios {
+    ($($agent:ident => $module:ident: [$($test:ident),*]),* $(,)?) => {$(
         mod $module {
             use super::*;
-            #[test]
-            fn ordinary_answer_is_not_blocked() { super::ordinary_answer_is_not_blocked(Agent::$agent) }
-            #[test]
-            fn gate_fails_safe_when_the_judge_hangs() { super::gate_fails_safe_when_the_judge_hangs(Agent::$agent) }
-            #[test]
-            fn turn_end_is_allowed_when_the_judge_hangs() { super::turn_end_is_allowed_when_the_judge_hangs(Agent::$agent) }
-            #[test]
-            fn push_without_verification_is_blocked_then_allowed() {
-                super::push_without_verification_is_blocked_then_allowed(Agent::$agent)
-            }
-            #[test]
-            fn loop_guard_releases_a_stuck_turn() { super::loop_guard_releases_a_stuck_turn(Agent::$agent) }
-            #[test]
-            fn builtin_commit_detector_blocks_an_unverified_push() {
-                super::builtin_commit_detector_blocks_an_unverified_push(Agent::$agent)
-            }
-            #[test]
-            fn destructive_command_is_denied() { super::destructive_command_is_denied(Agent::$agent) }
+            $(#[test] fn $test() { super::$test(Agent::$agent) })*
         }
     )*};
 }
 
-for_each_agent!(Claude => claude, Codex => codex, Gemini => gemini);
+// Qwen, Copilot and Droid run the scenarios that depend on the agent's
+// protocol; a hanging judge at a turn end and the built-in detector are
+// guard's own behaviour, shown on the first three.
+scenarios!(
+    Claude => claude: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
+        loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Codex => codex: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
+        loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Gemini => gemini: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
+        loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Qwen => qwen: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        push_without_verification_is_blocked_then_allowed, loop_guard_releases_a_stuck_turn,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Copilot => copilot: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        push_without_verification_is_blocked_then_allowed, loop_guard_releases_a_stuck_turn,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+    Droid => droid: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
+        push_without_verification_is_blocked_then_allowed, loop_guard_releases_a_stuck_turn,
+        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+);
+
+/// Claude Code's fail-closed switch: `guard install` writes
+/// `"onFailure": "block"` on its PreToolUse entry and not on Stop, and the
+/// real Claude Code then blocks a harmless shell command when guard crashes
+/// or hangs at the gate, while a crashed Stop hook still lets the turn end.
+/// `GUARD_FAULT=abort:parse` kills guard before it answers anything (SIGABRT);
+/// `stall:parse` hangs it before its watchdog is armed, so Claude Code's own
+/// timeout kills it.
+mod claude_fail_closed {
+    use super::*;
+    use e2e::Sandbox;
+
+    const MARKER: &str = "e2e-marker.txt";
+
+    /// A guarded Claude sandbox whose model runs one harmless command, then answers.
+    fn harmless_command(name: &str, settings: &GuardSettings) -> Option<Sandbox> {
+        let (sandbox, judge) = guarded(Agent::Claude, name, unverified())?;
+        sandbox.use_e2e_detectors(&judge, settings);
+        sandbox.guard_install(&[]);
+        sandbox.script(&[Turn::shell_then(
+            &format!("echo ran > {MARKER}"),
+            "E2E-AFTER-GATE: the command was refused.",
+        )]);
+        Some(sandbox)
+    }
+
+    /// Guard's PreToolUse handler in the installed settings.
+    fn gate_entry(sandbox: &Sandbox) -> serde_json::Value {
+        sandbox.hooks_config()["hooks"]["PreToolUse"][0]["hooks"][0].clone()
+    }
+
+    #[test]
+    fn install_sets_on_failure_on_the_gate_and_never_on_stop() {
+        let Some((sandbox, _judge)) = guarded(Agent::Claude, "fail-closed-install", unverified())
+        else {
+            return;
+        };
+        let hooks = sandbox.hooks_config()["hooks"].clone();
+        assert_eq!(gate_entry(&sandbox)["onFailure"], "block", "{hooks:#}");
+        for event in ["Stop", "SubagentStop"] {
+            assert!(
+                hooks[event][0]["hooks"][0].get("onFailure").is_none(),
+                "{hooks:#}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_crashed_guard_blocks_the_tool_and_a_crashed_stop_ends_the_turn() {
+        let Some(mut sandbox) = harmless_command("fail-closed-crash", &GuardSettings::default())
+        else {
+            return;
+        };
+        sandbox.set_env("GUARD_FAULT", "abort:parse");
+        let run = sandbox.run("Create the marker file.");
+        run.assert_success();
+        assert!(
+            !sandbox.work.join(MARKER).exists(),
+            "the command ran although guard crashed at the gate\n{}",
+            run.debug()
+        );
+        let calls = run.calls();
+        assert_eq!(
+            calls.len(),
+            2,
+            "tool call, then the answer\n{}",
+            run.debug()
+        );
+        let results = calls[1].texts(Role::ToolResult).join("\n");
+        assert!(
+            results.contains("onFailure is \"block\""),
+            "Claude Code did not say the switch blocked\n{}",
+            run.debug()
+        );
+        // The Stop hook crashed too: the turn ended with the answer.
+        assert!(run.answer().contains("E2E-AFTER-GATE"), "{}", run.debug());
+        assert!(sandbox.decisions().is_empty(), "guard never got to decide");
+    }
+
+    #[test]
+    fn a_hung_guard_blocks_the_tool_at_the_agents_timeout() {
+        // Deadlines of 1 s: guard install writes timeouts of 11 s.
+        let settings = GuardSettings {
+            turn_end_ms: 1000,
+            gate_ms: 1000,
+            judge_timeout_ms: 500,
+            ..GuardSettings::default()
+        };
+        let Some(mut sandbox) = harmless_command("fail-closed-hang", &settings) else {
+            return;
+        };
+        assert_eq!(gate_entry(&sandbox)["timeout"], 11);
+        sandbox.set_env("GUARD_FAULT", "stall:parse");
+        let run = sandbox.run("Create the marker file.");
+        run.assert_success();
+        assert!(
+            !sandbox.work.join(MARKER).exists(),
+            "the command ran although guard hung at the gate\n{}",
+            run.debug()
+        );
+        let calls = run.calls();
+        assert_eq!(calls.len(), 2, "{}", run.debug());
+        let results = calls[1].texts(Role::ToolResult).join("\n");
+        assert!(
+            results.contains("timed out") && results.contains("onFailure"),
+            "{}",
+            run.debug()
+        );
+        assert!(run.answer().contains("E2E-AFTER-GATE"), "{}", run.debug());
+    }
+
+    /// The control: the same crash with the switch taken out of the entry
+    /// lets the command run, so the block above is the switch's doing (and
+    /// a Claude Code that stops honouring it fails this pair of tests).
+    #[test]
+    fn without_the_switch_a_crashed_guard_lets_the_tool_run() {
+        let Some(mut sandbox) = harmless_command("fail-closed-control", &GuardSettings::default())
+        else {
+            return;
+        };
+        let file = Agent::Claude.hooks_file(&sandbox.home);
+        let mut config = sandbox.hooks_config();
+        let entry = &mut config["hooks"]["PreToolUse"][0]["hooks"][0];
+        entry.as_object_mut().unwrap().remove("onFailure");
+        e2e::agent::write_json(&file, &config);
+        sandbox.set_env("GUARD_FAULT", "abort:parse");
+        let run = sandbox.run("Create the marker file.");
+        run.assert_success();
+        assert!(
+            sandbox.work.join(MARKER).exists(),
+            "the command did not run\n{}",
+            run.debug()
+        );
+    }
+}

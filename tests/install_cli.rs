@@ -40,7 +40,8 @@ const CLAUDE_GOLDEN: &str = r#"{
           {
             "type": "command",
             "command": "@GUARD@ hook claude-code",
-            "timeout": 18
+            "timeout": 18,
+            "onFailure": "block"
           }
         ]
       }

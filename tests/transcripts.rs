@@ -203,3 +203,53 @@ fn gemini_legacy_whole_json_session_is_read() {
         Some("README added. Ready to commit.")
     );
 }
+
+// ---- Real recordings of the pinned CLIs (tests/e2e/capture.rs) ----
+
+/// What the capture run's model said: a reply after one shell tool call,
+/// then a reply after the blocking turn-end hook's feedback.
+const CAPTURED_FIRST: &str = "E2E-CAPTURE-FIRST: done after the tool.";
+const CAPTURED_SECOND: &str = "E2E-CAPTURE-SECOND: PINEAPPLE.";
+
+fn captured(format: TranscriptFormat, name: &str) -> Option<String> {
+    let (text, stats) = last_turn_text_with_stats(format, &fixture(name), 4096).unwrap();
+    assert!(stats.found_turn_start, "{name}: no turn start found");
+    assert_eq!(stats.malformed_lines, 0, "{name}");
+    text
+}
+
+/// Where the feedback is marked (Claude's `isMeta` line, Codex's
+/// `<hook_prompt>`) or points at the blocking hook's record (Copilot,
+/// Droid), both replies belong to the turn.
+#[test]
+fn pinned_cli_recordings_hold_both_replies_of_the_turn() {
+    let both = format!("{CAPTURED_FIRST}\n\n{CAPTURED_SECOND}");
+    for (format, name) in [
+        (ClaudeCode, "claude-2.1.332-real-stop-block.jsonl"),
+        (Codex, "codex-0.171.0-real-stop-block.jsonl"),
+        (
+            TranscriptFormat::Copilot,
+            "copilot-1.0.102-real-stop-block.jsonl",
+        ),
+        (
+            TranscriptFormat::Droid,
+            "droid-0.225.1-real-stop-block.jsonl",
+        ),
+    ] {
+        assert_eq!(
+            captured(format, name).as_deref(),
+            Some(both.as_str()),
+            "{name}"
+        );
+    }
+}
+
+/// Gemini CLI 0.61.0 still records AfterAgent feedback as a plain user
+/// message: it starts the turn (the known Gemini limit).
+#[test]
+fn pinned_gemini_recording_starts_the_turn_at_the_feedback() {
+    assert_eq!(
+        captured(Gemini, "gemini-0.61.0-real-stop-block.jsonl").as_deref(),
+        Some(CAPTURED_SECOND)
+    );
+}

@@ -6,7 +6,9 @@
 //! text), `tool_call` (model asked for a tool), `tool_result` (what came back,
 //! including a hook's deny reason). System and developer prompts are left out;
 //! Claude Code's `<system-reminder>` text blocks are left out too, because they
-//! are not turns and would otherwise look like a new user message.
+//! are not turns and would otherwise look like a new user message, except
+//! those that relay a hook's feedback (`Stop hook feedback:`): since 2.1.3xx
+//! Claude Code sends a blocking Stop hook's reason in one.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -97,8 +99,9 @@ fn text_of(value: &Value) -> String {
     }
 }
 
+/// A `<system-reminder>` block that is context, not a hook's feedback.
 fn is_reminder(text: &str) -> bool {
-    text.trim_start().starts_with("<system-reminder>")
+    text.trim_start().starts_with("<system-reminder>") && !text.contains("hook feedback:")
 }
 
 fn anthropic(body: &Value) -> Vec<Entry> {

@@ -277,7 +277,7 @@ fn handle(stream: &TcpStream, shared: &Shared) -> std::io::Result<()> {
         );
     }
     let model = body["model"].as_str().unwrap_or("stub-model");
-    match wire::render(api, &reply, model, stream_reply) {
+    match wire::render(api, &reply, model, stream_reply, &tool_names) {
         wire::Wire::Json(value) => http::write_full(
             stream,
             200,

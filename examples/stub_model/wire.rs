@@ -1,9 +1,12 @@
 //! Renders a chosen reply in each wire protocol, as one JSON body or as a
 //! server-sent-events stream, with just the fields the real CLIs read.
 //!
-//! Shell tool calls use each CLI's own shell tool: `Bash` (Claude Code),
-//! `exec_command` (Codex), `run_shell_command` (Gemini CLI), `shell` (chat);
-//! other tool calls use the name the script gives.
+//! Shell tool calls use the CLI's own shell tool, the first of
+//! [`SHELL_TOOLS`] that the request offers (`Bash` for Claude Code,
+//! `exec_command` for Codex, `run_shell_command` for Gemini CLI and Qwen
+//! Code, `bash` for Copilot CLI, `Execute` for Factory Droid, `run_commands`
+//! for Cline), with the arguments that tool requires; other tool calls use
+//! the name the script gives.
 
 use crate::conversation::Api;
 use crate::script::Reply;
@@ -35,13 +38,61 @@ pub enum Wire {
     Sse(Vec<(Option<String>, Value)>),
 }
 
-/// Renders `reply` for `api`; `model` echoes the requested model name.
-pub fn render(api: Api, reply: &Reply, model: &str, stream: bool) -> Wire {
+/// The shell tools the stub knows, in the order it prefers them when a
+/// request offers several.
+pub const SHELL_TOOLS: [&str; 7] = [
+    "Bash",
+    "exec_command",
+    "run_shell_command",
+    "bash",
+    "Execute",
+    "run_commands",
+    "shell",
+];
+
+/// The shell tool call for `command`: the first of [`SHELL_TOOLS`] that is
+/// `offered`, else `default`, with the arguments that tool requires.
+fn shell_call(command: &str, offered: &[String], default: &'static str) -> (&'static str, Value) {
+    let name = SHELL_TOOLS
+        .into_iter()
+        .find(|tool| offered.iter().any(|o| o == tool))
+        .unwrap_or(default);
+    let arguments = match name {
+        "exec_command" => json!({"cmd": command}),
+        "shell" => json!({"command": command}),
+        "run_commands" => json!({"commands": [command]}),
+        // Droid requires a 3-8 word summary and a risk level.
+        "Execute" => json!({"command": command, "summary": "Run the requested shell command",
+            "riskLevel": "medium", "riskLevelReason": "It may write files in the project."}),
+        _ => json!({"command": command, "description": "Run a shell command"}),
+    };
+    (name, arguments)
+}
+
+/// Renders `reply` for `api`; `model` echoes the requested model name and
+/// `offered` names the tools the request offers.
+pub fn render(api: Api, reply: &Reply, model: &str, stream: bool, offered: &[String]) -> Wire {
+    let reply = match reply {
+        Reply::Shell(command) => {
+            let default = match api {
+                Api::Anthropic => "Bash",
+                Api::Responses => "exec_command",
+                Api::Chat => "shell",
+                Api::Gemini => "run_shell_command",
+            };
+            let (name, input) = shell_call(command, offered, default);
+            Reply::Tool {
+                name: name.to_string(),
+                input,
+            }
+        }
+        other => other.clone(),
+    };
     match api {
-        Api::Anthropic => anthropic(reply, model, stream),
-        Api::Responses => responses(reply, model, stream),
-        Api::Chat => chat(reply, model, stream),
-        Api::Gemini => gemini(reply, stream),
+        Api::Anthropic => anthropic(&reply, model, stream),
+        Api::Responses => responses(&reply, model, stream),
+        Api::Chat => chat(&reply, model, stream),
+        Api::Gemini => gemini(&reply, stream),
     }
 }
 
@@ -53,11 +104,6 @@ fn anthropic(reply: &Reply, model: &str, stream: bool) -> Wire {
     let usage = json!({"input_tokens": 10, "output_tokens": 5,
                        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0});
     let (block, stop) = match reply {
-        Reply::Shell(command) => (
-            json!({"type": "tool_use", "id": fresh_id("toolu"), "name": "Bash",
-                   "input": {"command": command, "description": "Run a shell command"}}),
-            "tool_use",
-        ),
         Reply::Tool { name, input } => (
             json!({"type": "tool_use", "id": fresh_id("toolu"), "name": name, "input": input}),
             "tool_use",
@@ -126,9 +172,6 @@ fn text_of(reply: &Reply) -> String {
 
 fn responses(reply: &Reply, model: &str, stream: bool) -> Wire {
     let item = match reply {
-        Reply::Shell(command) => json!({"type": "function_call", "id": fresh_id("fc"),
-            "call_id": fresh_id("call"), "name": "exec_command", "status": "completed",
-            "arguments": json!({"cmd": command}).to_string()}),
         Reply::Tool { name, input } => json!({"type": "function_call", "id": fresh_id("fc"),
             "call_id": fresh_id("call"), "name": name, "status": "completed", "arguments": input.to_string()}),
         _ => {
@@ -213,12 +256,6 @@ fn responses(reply: &Reply, model: &str, stream: bool) -> Wire {
 
 fn chat(reply: &Reply, model: &str, stream: bool) -> Wire {
     let (message, finish) = match reply {
-        Reply::Shell(command) => (
-            json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": fresh_id("call"),
-                "type": "function", "function": {"name": "shell",
-                "arguments": json!({"command": command}).to_string()}}]}),
-            "tool_calls",
-        ),
         Reply::Tool { name, input } => (
             json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": fresh_id("call"),
                 "type": "function", "function": {"name": name, "arguments": input.to_string()}}]}),
@@ -259,8 +296,6 @@ fn chat(reply: &Reply, model: &str, stream: bool) -> Wire {
 
 fn gemini(reply: &Reply, stream: bool) -> Wire {
     let part = match reply {
-        Reply::Shell(command) => json!({"functionCall": {"name": "run_shell_command",
-            "args": {"command": command, "description": "Run a shell command"}}}),
         Reply::Tool { name, input } => json!({"functionCall": {"name": name, "args": input}}),
         _ => json!({"text": text_of(reply)}),
     };

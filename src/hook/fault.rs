@@ -1,6 +1,7 @@
 //! Fault injection, for tests: `GUARD_FAULT=<stage>` makes the hook panic
 //! at that stage, `GUARD_FAULT=stall:<stage>` makes it hang there (for the
-//! watchdog). Only debug builds and builds with the `fault-injection`
+//! watchdog), `GUARD_FAULT=abort:<stage>` aborts the process there, answering
+//! nothing (a crash as the agent sees it, for its fail-closed switch). Only debug builds and builds with the `fault-injection`
 //! feature read the variable; in any other build [`at`] is empty.
 
 /// The hook's stages, by the name `GUARD_FAULT` gives them.
@@ -33,7 +34,7 @@ impl Stage {
     }
 }
 
-/// Panics or hangs at `stage` when `GUARD_FAULT` says so.
+/// Panics, aborts or hangs at `stage` when `GUARD_FAULT` says so.
 #[cfg(any(debug_assertions, feature = "fault-injection"))]
 pub(super) fn at(stage: Stage) {
     let Ok(fault) = std::env::var("GUARD_FAULT") else {
@@ -41,6 +42,9 @@ pub(super) fn at(stage: Stage) {
     };
     if fault == stage.name() {
         panic!("injected fault at {}", stage.name());
+    }
+    if fault.strip_prefix("abort:") == Some(stage.name()) {
+        std::process::abort();
     }
     if fault.strip_prefix("stall:") == Some(stage.name()) {
         loop {

@@ -20,6 +20,8 @@ pub fn fill(spec: &AdapterSpec, event: &mut Event, max_bytes: usize) -> Option<S
         .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty());
+    // Copilot CLI writes its transcript behind its hooks.
+    transcript::wait_for_writer(format, &path, &event.raw, transcript::WRITER_WAIT);
     match transcript::last_turn_text(format, &path, max_bytes) {
         Ok(Some(from_transcript)) => {
             let caught_up = payload.is_none_or(|p| {

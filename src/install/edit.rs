@@ -63,16 +63,19 @@ struct Fields {
     typed: bool,
     /// Whether the root carries `"version": 1`.
     versioned: bool,
+    /// Whether the event map is the root itself rather than its `hooks`.
+    top_level: bool,
 }
 
 fn fields(format: HookFormat) -> Fields {
     match format {
-        HookFormat::ClaudeHooks => Fields {
+        HookFormat::ClaudeHooks | HookFormat::ClaudeHooksTopLevel => Fields {
             nested: true,
             command_keys: &["command"],
             timeout_key: "timeout",
             typed: true,
             versioned: false,
+            top_level: format == HookFormat::ClaudeHooksTopLevel,
         },
         HookFormat::CursorHooks => Fields {
             nested: false,
@@ -80,6 +83,7 @@ fn fields(format: HookFormat) -> Fields {
             timeout_key: "timeout",
             typed: false,
             versioned: true,
+            top_level: false,
         },
         HookFormat::CopilotHooks => Fields {
             nested: false,
@@ -87,6 +91,7 @@ fn fields(format: HookFormat) -> Fields {
             timeout_key: "timeoutSec",
             typed: true,
             versioned: true,
+            top_level: false,
         },
         HookFormat::FlatHooks => Fields {
             nested: false,
@@ -94,6 +99,7 @@ fn fields(format: HookFormat) -> Fields {
             timeout_key: "timeout",
             typed: false,
             versioned: false,
+            top_level: false,
         },
         // Entries are handled by `kiro` and `toml_file`; these fields are
         // not used.
@@ -103,6 +109,7 @@ fn fields(format: HookFormat) -> Fields {
             timeout_key: "timeout",
             typed: false,
             versioned: false,
+            top_level: false,
         },
     }
 }
@@ -180,8 +187,14 @@ fn set_matcher(obj: &mut Map<String, Value>, matcher: &Option<String>) {
     }
 }
 
-/// The `hooks` object of the root, created when absent.
-fn hooks_mut(root: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, ShapeError> {
+/// The event map: the root itself, or its `hooks` object, created when absent.
+fn hooks_mut<'a>(
+    root: &'a mut Map<String, Value>,
+    f: &Fields,
+) -> Result<&'a mut Map<String, Value>, ShapeError> {
+    if f.top_level {
+        return Ok(root);
+    }
     root.entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
@@ -357,7 +370,12 @@ pub fn install(
     if f.versioned && !root.contains_key("version") {
         root.insert("version".into(), 1.into());
     }
-    let hooks = hooks_mut(root)?;
+    if f.top_level {
+        // Entries an older guard wrote under a `hooks` key, which the agent
+        // never read: the new ones replace them.
+        uninstall(root, HookFormat::ClaudeHooks, guard);
+    }
+    let hooks = hooks_mut(root, &f)?;
     for w in wanted {
         install_event(hooks, w, &f, guard)?;
     }
@@ -374,10 +392,19 @@ pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &Guar
         return super::kiro::uninstall(root, guard);
     }
     let f = fields(format);
-    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return 0;
-    };
     let mut removed = 0;
+    if f.top_level {
+        // And those an older guard wrote under a `hooks` key.
+        removed += uninstall(root, HookFormat::ClaudeHooks, guard);
+    }
+    let hooks = if f.top_level {
+        &mut *root
+    } else {
+        match root.get_mut("hooks").and_then(Value::as_object_mut) {
+            Some(hooks) => hooks,
+            None => return 0,
+        }
+    };
     let mut emptied = Vec::new();
     for (event, items) in hooks.iter_mut() {
         if let Some(items) = items.as_array_mut() {
@@ -391,7 +418,7 @@ pub fn uninstall(root: &mut Map<String, Value>, format: HookFormat, guard: &Guar
     for event in emptied {
         hooks.shift_remove(&event);
     }
-    if removed > 0 && hooks.is_empty() {
+    if removed > 0 && hooks.is_empty() && !f.top_level {
         root.shift_remove("hooks");
     }
     removed
@@ -404,8 +431,13 @@ pub fn find(root: &Map<String, Value>, format: HookFormat, guard: &GuardCommand)
     }
     let f = fields(format);
     let mut out = Vec::new();
-    let Some(hooks) = root.get("hooks").and_then(Value::as_object) else {
-        return out;
+    let hooks = if f.top_level {
+        root
+    } else {
+        match root.get("hooks").and_then(Value::as_object) {
+            Some(hooks) => hooks,
+            None => return out,
+        }
     };
     let found = |h: &Value, matcher: Option<&Value>| {
         handler_command(h, &f, guard).map(|command| FoundHook {

@@ -15,6 +15,13 @@ fn wanted(event: &str, matcher: Option<&str>, command: &str, timeout: u64) -> Wa
     }
 }
 
+fn fail_closed(w: WantedHook) -> WantedHook {
+    WantedHook {
+        entry: obj(json!({"onFailure": "block"})),
+        ..w
+    }
+}
+
 fn obj(v: Value) -> Map<String, Value> {
     v.as_object().unwrap().clone()
 }
@@ -200,4 +207,113 @@ fn unexpected_shapes_are_refused() {
         &guard()
     )
     .is_err());
+}
+
+#[test]
+fn entry_keys_are_written_kept_and_restored_on_reinstall() {
+    let gate = fail_closed(wanted(
+        "PreToolUse",
+        Some("*"),
+        "/g/guard hook claude-code",
+        18,
+    ));
+    let stop = wanted("Stop", None, "/g/guard hook claude-code", 30);
+    let mut root = Map::new();
+    install(
+        &mut root,
+        HookFormat::ClaudeHooks,
+        &[stop.clone(), gate.clone()],
+        None,
+        &guard(),
+    )
+    .unwrap();
+    assert_eq!(
+        Value::Object(root.clone()),
+        json!({"hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "/g/guard hook claude-code", "timeout": 30}]}],
+            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/g/guard hook claude-code", "timeout": 18, "onFailure": "block"}]}]
+        }})
+    );
+    let found = find(&root, HookFormat::ClaudeHooks, &guard());
+    assert_eq!(found[1].entry["onFailure"], "block");
+    // The user turned the switch off and added a key of their own: a
+    // re-install turns it back on and keeps their key.
+    let entry = &mut root["hooks"]["PreToolUse"][0]["hooks"][0];
+    entry["onFailure"] = json!("continue");
+    entry["statusMessage"] = json!("judging");
+    install(
+        &mut root,
+        HookFormat::ClaudeHooks,
+        &[stop, gate],
+        None,
+        &guard(),
+    )
+    .unwrap();
+    assert_eq!(
+        root["hooks"]["PreToolUse"][0]["hooks"][0],
+        json!({"type": "command", "command": "/g/guard hook claude-code", "timeout": 18, "onFailure": "block", "statusMessage": "judging"})
+    );
+    assert_eq!(uninstall(&mut root, HookFormat::ClaudeHooks, &guard()), 2);
+    assert_eq!(Value::Object(root), json!({}));
+}
+
+#[test]
+fn top_level_event_maps_are_edited_in_place() {
+    let mut root = obj(
+        json!({"hooksDisabled": false, "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}),
+    );
+    let w = [
+        wanted("Stop", None, "/g/guard hook droid", 30),
+        wanted("PreToolUse", Some("*"), "/g/guard hook droid", 18),
+    ];
+    install(
+        &mut root,
+        HookFormat::ClaudeHooksTopLevel,
+        &w,
+        None,
+        &guard(),
+    )
+    .unwrap();
+    assert_eq!(
+        Value::Object(root.clone()),
+        json!({"hooksDisabled": false,
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]},
+                     {"hooks": [{"type": "command", "command": "/g/guard hook droid", "timeout": 30}]}],
+            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/g/guard hook droid", "timeout": 18}]}]})
+    );
+    assert!(root.get("hooks").is_none());
+    assert_eq!(
+        find(&root, HookFormat::ClaudeHooksTopLevel, &guard()).len(),
+        2
+    );
+    assert_eq!(
+        uninstall(&mut root, HookFormat::ClaudeHooksTopLevel, &guard()),
+        2
+    );
+    assert_eq!(
+        Value::Object(root),
+        json!({"hooksDisabled": false, "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]})
+    );
+}
+
+#[test]
+fn entries_an_older_guard_nested_under_hooks_move_to_the_top_level() {
+    let mut root = obj(json!({"hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "/g/guard hook droid", "timeout": 30}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send"}]}]
+    }}));
+    let w = [wanted("Stop", None, "/g/guard hook droid", 30)];
+    install(
+        &mut root,
+        HookFormat::ClaudeHooksTopLevel,
+        &w,
+        None,
+        &guard(),
+    )
+    .unwrap();
+    assert_eq!(
+        Value::Object(root.clone()),
+        json!({"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "notify-send"}]}]},
+            "Stop": [{"hooks": [{"type": "command", "command": "/g/guard hook droid", "timeout": 30}]}]})
+    );
 }

@@ -58,6 +58,10 @@ pub enum HookFormat {
     /// `{"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type": "command",
     /// "command", "timeout"}]}]}}` (Claude Code, Codex, Gemini, Droid, Qwen).
     ClaudeHooks,
+    /// Claude Code's event map at the top level of its own file, with no
+    /// `hooks` key around it: `{"<Event>": [{"matcher"?, "hooks": [...]}]}`
+    /// (Factory Droid's `hooks.json`, which ignores a `hooks` key).
+    ClaudeHooksTopLevel,
     /// `{"version": 1, "hooks": {"<event>": [{"command", "timeout"}]}}` (Cursor).
     CursorHooks,
     /// `{"version": 1, "hooks": {"<event>": [{"type": "command", "bash",
@@ -151,6 +155,17 @@ pub struct EventOptions {
     pub group: Map<String, Value>,
 }
 
+/// Keys of a handler object that each format writes itself, so that an
+/// adapter's `entry` or `fail_closed` cannot set them.
+const HANDLER_KEYS: [&str; 6] = [
+    "type",
+    "command",
+    "bash",
+    "timeout",
+    "timeoutSec",
+    "matcher",
+];
+
 impl EventOptions {
     /// Every key guard sets on its entry: `entry`, then `fail_closed`.
     pub fn entry_keys(&self) -> Map<String, Value> {
@@ -214,6 +229,17 @@ impl InstallSpec {
             && spec.extra.is_some()
         {
             return Err("`extra` is not supported with formats kiro-hooks and toml-hooks".into());
+        }
+        for (event, options) in &spec.events.0 {
+            if let Some(key) = options
+                .entry_keys()
+                .keys()
+                .find(|k| HANDLER_KEYS.contains(&k.as_str()))
+            {
+                return Err(format!(
+                    "{event}: `entry` and `fail_closed` cannot set `{key}`, which guard writes itself"
+                ));
+            }
         }
         Ok(spec)
     }
@@ -285,6 +311,20 @@ mod tests {
         assert!(InstallSpec::from_value(&v).unwrap_err().contains("colour"));
         let v = serde_json::json!({"format": "claude-hooks", "user_file": "x", "events": {"Stop": {"matchr": "*"}}});
         assert!(InstallSpec::from_value(&v).is_err());
+    }
+
+    #[test]
+    fn fail_closed_keys_are_read_and_cannot_replace_the_handler_keys() {
+        let v = serde_json::json!({"format": "claude-hooks", "user_file": "x",
+            "events": {"PreToolUse": {"matcher": "*", "fail_closed": {"onFailure": "block"}}}});
+        let spec = InstallSpec::from_value(&v).unwrap();
+        let options = &spec.events.0[0].1;
+        assert_eq!(options.entry_keys()["onFailure"], "block");
+        for key in ["entry", "fail_closed"] {
+            let v = serde_json::json!({"format": "claude-hooks", "user_file": "x",
+                "events": {"PreToolUse": {key: {"timeout": 1}}}});
+            assert!(InstallSpec::from_value(&v).unwrap_err().contains("timeout"));
+        }
     }
 
     #[test]

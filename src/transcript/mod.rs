@@ -22,16 +22,20 @@
 //! message is neither a turn start nor part of the text, so the assistant's
 //! text from before and after the block is returned together. Claude Code
 //! (`Stop hook feedback:`) and Codex (`<hook_prompt …>`) mark the feedback;
-//! Gemini CLI records it as a plain user message, which therefore counts as a
-//! turn start (see `gemini`).
+//! Copilot CLI and Factory Droid record it as a plain user message that
+//! points at the blocking hook's own record (see `copilot`, `droid`); Gemini
+//! CLI records it as a plain user message, which therefore counts as a turn
+//! start (see `gemini`).
 //!
 //! Layout: `open` (refusing non-regular files), `reverse_lines` (chunked
 //! backwards reading), `reader` (the driver and its stop rules), `turn`
 //! (gathering, joining, UTF-8-safe cut), and one scanner per agent format:
-//! `claude`, `codex`, `gemini`.
+//! `claude`, `codex`, `gemini`, `copilot`, `droid`.
 
 mod claude;
 mod codex;
+mod copilot;
+mod droid;
 mod gemini;
 mod open;
 mod reader;
@@ -45,6 +49,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::time::{Duration, Instant};
 use turn::{Flow, TurnText};
 
 /// Bytes read per step from the end of the file.
@@ -67,15 +72,31 @@ pub enum TranscriptFormat {
     Codex,
     /// Gemini CLI chat recording (`~/.gemini/tmp/…/chats/session-*.jsonl`).
     Gemini,
+    /// GitHub Copilot CLI session events (`~/.copilot/session-state/<id>/events.jsonl`).
+    Copilot,
+    /// Factory Droid session (`~/.factory/sessions/<project>/<id>.jsonl`).
+    Droid,
 }
 
 impl TranscriptFormat {
-    /// The name used in configuration: `claude-code`, `codex` or `gemini`.
+    /// Every format.
+    pub const ALL: [TranscriptFormat; 5] = [
+        TranscriptFormat::ClaudeCode,
+        TranscriptFormat::Codex,
+        TranscriptFormat::Gemini,
+        TranscriptFormat::Copilot,
+        TranscriptFormat::Droid,
+    ];
+
+    /// The name used in configuration: `claude-code`, `codex`, `gemini`,
+    /// `copilot` or `droid`.
     pub fn name(self) -> &'static str {
         match self {
             TranscriptFormat::ClaudeCode => "claude-code",
             TranscriptFormat::Codex => "codex",
             TranscriptFormat::Gemini => "gemini",
+            TranscriptFormat::Copilot => "copilot",
+            TranscriptFormat::Droid => "droid",
         }
     }
 }
@@ -88,19 +109,17 @@ impl fmt::Display for TranscriptFormat {
 
 /// A transcript format name that is not one of the known ones.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown transcript format `{0}` (expected claude-code, codex or gemini)")]
+#[error("unknown transcript format `{0}` (expected claude-code, codex, gemini, copilot or droid)")]
 pub struct UnknownTranscriptFormat(pub String);
 
 impl FromStr for TranscriptFormat {
     type Err = UnknownTranscriptFormat;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        match name {
-            "claude-code" => Ok(TranscriptFormat::ClaudeCode),
-            "codex" => Ok(TranscriptFormat::Codex),
-            "gemini" => Ok(TranscriptFormat::Gemini),
-            other => Err(UnknownTranscriptFormat(other.to_owned())),
-        }
+        TranscriptFormat::ALL
+            .into_iter()
+            .find(|format| format.name() == name)
+            .ok_or_else(|| UnknownTranscriptFormat(name.to_owned()))
     }
 }
 
@@ -166,6 +185,35 @@ pub struct ReadStats {
     pub found_turn_start: bool,
 }
 
+/// The longest [`wait_for_writer`] waits (Copilot CLI writes its file about
+/// 100 ms behind its hooks).
+pub const WRITER_WAIT: Duration = Duration::from_secs(1);
+
+/// Waits, at most `max_wait` and polling, until the agent has written the
+/// turn that the turn-end hook running now (with `payload`) judges; returns
+/// at once for the formats written before the hook runs (all but Copilot
+/// CLI's). Whether it caught up: on `false` the reader reads what is there.
+pub fn wait_for_writer(
+    format: TranscriptFormat,
+    path: &Path,
+    payload: &Value,
+    max_wait: Duration,
+) -> bool {
+    if format != TranscriptFormat::Copilot {
+        return true;
+    }
+    let started = Instant::now();
+    loop {
+        if copilot::writer_caught_up(path, payload) {
+            return true;
+        }
+        if started.elapsed() >= max_wait {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// The assistant's text of the last turn in the transcript at `path`, cut to
 /// its last `max_bytes` bytes; `Ok(None)` when the turn has no assistant text.
 pub fn last_turn_text(
@@ -207,6 +255,8 @@ fn new_scanner(format: TranscriptFormat) -> Box<dyn RecordScanner> {
         TranscriptFormat::ClaudeCode => Box::<claude::ClaudeScanner>::default(),
         TranscriptFormat::Codex => Box::<codex::CodexScanner>::default(),
         TranscriptFormat::Gemini => Box::<gemini::GeminiScanner>::default(),
+        TranscriptFormat::Copilot => Box::<copilot::CopilotScanner>::default(),
+        TranscriptFormat::Droid => Box::<droid::DroidScanner>::default(),
     }
 }
 
@@ -217,11 +267,7 @@ mod tests {
 
     #[test]
     fn format_names_round_trip() {
-        for format in [
-            TranscriptFormat::ClaudeCode,
-            TranscriptFormat::Codex,
-            TranscriptFormat::Gemini,
-        ] {
+        for format in TranscriptFormat::ALL {
             assert_eq!(format.name().parse::<TranscriptFormat>().unwrap(), format);
             let quoted = format!("\"{format}\"");
             assert_eq!(

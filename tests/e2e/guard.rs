@@ -25,6 +25,9 @@ impl Agent {
             Agent::Claude => "claude-code",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
+            Agent::Copilot => "copilot",
+            Agent::Droid => "droid",
         }
     }
 }

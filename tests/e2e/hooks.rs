@@ -59,7 +59,7 @@ pub fn record(dir: &Path, name: &str) -> HookScript {
 }
 
 /// Blocks the first call with `reason` on stderr and exit 2; allows later calls.
-/// Exit 2 means "block, and tell the model why" to all three CLIs.
+/// Exit 2 means "block, and tell the model why" to every CLI but Copilot.
 pub fn block_once(dir: &Path, name: &str, reason: &str) -> HookScript {
     super::agent::write_file(&dir.join(format!("{name}.reason")), reason);
     write_hook(
@@ -69,14 +69,37 @@ pub fn block_once(dir: &Path, name: &str, reason: &str) -> HookScript {
     )
 }
 
+/// Blocks the first call with `{"decision":"block","reason":…}` on stdout
+/// and exit 0; allows later calls (every CLI's JSON turn-end block).
+pub fn block_once_json(dir: &Path, name: &str, reason: &str) -> HookScript {
+    let answer = json!({"decision": "block", "reason": reason});
+    super::agent::write_file(&dir.join(format!("{name}.stdout")), &answer.to_string());
+    write_hook(
+        dir,
+        name,
+        &format!("if [ \"$n\" -eq 1 ]; then cat \"$here/{name}.stdout\"; fi\nexit 0"),
+    )
+}
+
+/// Blocks the first turn end of `agent` in the way it honours: exit 2, or
+/// JSON for Copilot (which ignores exit 2 there).
+pub fn block_turn_end_once(dir: &Path, name: &str, agent: Agent, reason: &str) -> HookScript {
+    if agent.turn_end_honours_exit_2() {
+        block_once(dir, name, reason)
+    } else {
+        block_once_json(dir, name, reason)
+    }
+}
+
 /// Denies every pre-tool call with `reason`, in `agent`'s JSON dialect.
 pub fn deny(dir: &Path, name: &str, agent: Agent, reason: &str) -> HookScript {
     let answer = match agent {
-        Agent::Claude | Agent::Codex => {
+        Agent::Claude | Agent::Codex | Agent::Qwen | Agent::Droid => {
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
             "permissionDecision": "deny", "permissionDecisionReason": reason}})
         }
         Agent::Gemini => json!({"decision": "deny", "reason": reason}),
+        Agent::Copilot => json!({"permissionDecision": "deny", "permissionDecisionReason": reason}),
     };
     super::agent::write_file(&dir.join(format!("{name}.stdout")), &answer.to_string());
     write_hook(dir, name, &format!("cat \"$here/{name}.stdout\"\nexit 0"))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the real agent CLIs used by the end-to-end tests (tests/e2e_agents.rs)
 # into <repo>/.cache/agents with npm, at the versions pinned in tests/e2e/agents.json
-# (the one place where they are pinned).
+# (the one place where they are pinned). A pin's "with" list names more packages
+# installed beside it, as name@version (Factory's droid binary: the npm registry
+# has no @factory/cli-linux-x64 at the wrapper's own version, so it is pinned apart).
 #
 # Idempotent and fast when nothing changed: it then only prints the versions.
 # After an install it runs each CLI's --version, so a package whose install
@@ -27,17 +29,27 @@ die() { echo "install-agents: ERROR: $*" >&2; exit 1; }
 command -v node >/dev/null || die "node is not installed (npm and the Gemini CLI need it): apt-get install nodejs npm"
 command -v npm >/dev/null || die "npm is not installed: apt-get install npm"
 
-# One line per pin: "ok|missing name package version bin-path installed-version".
+# One line per pinned package: "ok|missing name package version bin-path installed-version"
+# (bin-path is "-" for a pin's "with" packages).
 check() {
   node -e '
     const fs = require("fs"), path = require("path");
     const [pins, dest] = process.argv.slice(1);
+    const version = (pkg) => {
+      try { return JSON.parse(fs.readFileSync(path.join(dest, "node_modules", pkg, "package.json"))).version; }
+      catch { return "-"; }
+    };
     for (const [name, p] of Object.entries(JSON.parse(fs.readFileSync(pins, "utf8")))) {
-      let have = "-";
-      try { have = JSON.parse(fs.readFileSync(path.join(dest, "node_modules", p.package, "package.json"))).version; } catch {}
       const bin = path.join(dest, "node_modules", ".bin", p.bin);
+      const have = version(p.package);
       const ok = have === p.version && fs.existsSync(bin);
       console.log([ok ? "ok" : "missing", name, p.package, p.version, bin, have].join(" "));
+      for (const spec of p.with || []) {
+        const at = spec.lastIndexOf("@");
+        const [pkg, want] = [spec.slice(0, at), spec.slice(at + 1)];
+        const got = version(pkg);
+        console.log([got === want ? "ok" : "missing", name, pkg, want, "-", got].join(" "));
+      }
     }' "$pins" "$dest"
 }
 
@@ -61,13 +73,23 @@ if [ "${#missing[@]}" -gt 0 ]; then
   for row in "${rows[@]}"; do
     read -r state name package version bin have <<<"$row"
     [ "$state" = ok ] || die "$package is '$have' after npm install, pinned $version"
+    [ "$bin" = - ] && continue
     out=$("$bin" --version </dev/null 2>&1) || die "$bin --version failed: $out"
-    echo "install-agents: $name --version: $(echo "$out" | tail -n 1)"
+    echo "install-agents: $name --version: $(echo "$out" | head -n 1)"
   done
+fi
+
+# Copilot CLI unpacks itself (235 MB) into its cache on the first start; the
+# tests share this cache (XDG_CACHE_HOME), filled here once.
+cache="$dest/xdg-cache"
+if [ ! -d "$cache/copilot/pkg" ] && [ -x "$dest/node_modules/.bin/copilot" ]; then
+  XDG_CACHE_HOME="$cache" COPILOT_AUTO_UPDATE=false "$dest/node_modules/.bin/copilot" --version </dev/null >/dev/null ||
+    die "copilot --version failed while filling $cache"
+  echo "install-agents: filled Copilot CLI's cache in $cache"
 fi
 
 for row in "${rows[@]}"; do
   read -r state name package version bin have <<<"$row"
   [ "$state" = ok ] || die "$package is '$have', pinned $version"
-  printf 'install-agents: %-7s %-26s %-8s %s\n' "$name" "$package" "$version" "$bin"
+  printf 'install-agents: %-7s %-29s %-8s %s\n' "$name" "$package" "$version" "$bin"
 done

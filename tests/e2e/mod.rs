@@ -1,5 +1,5 @@
 //! Harness for the end-to-end tests that run the REAL agent CLIs (Claude Code,
-//! Codex CLI, Gemini CLI) offline against `examples/stub_model`, to prove that
+//! Codex CLI, Gemini CLI, Qwen Code, Copilot CLI, Factory Droid) offline against `examples/stub_model`, to prove that
 //! hooks (and later guard itself) act on the real agents, not on our idea of
 //! their protocols.
 //!
@@ -13,13 +13,16 @@
 //! - [`sandbox`]: a fresh HOME + workdir, hook registration, running a prompt;
 //! - [`jail`]: the loopback-only namespace, the process group and the timeout;
 //! - [`stub`]: writing scripts for the stub and reading what the model was sent;
-//! - [`hooks`]: tiny shell hooks (block once, deny) that record their stdin.
+//! - [`hooks`]: tiny shell hooks (block once, deny) that record their stdin;
+//! - [`capture`]: each CLI's payloads and transcript, against the fixtures of its pinned version;
+//! - [`guard`]: guard itself wired into the CLI, its config, judge and decision log.
 //!
 //! `GUARD_E2E=skip` skips these tests on purpose; otherwise a missing CLI fails
 //! with instructions.
 #![allow(dead_code, unused_imports)]
 
 pub mod agent;
+pub mod capture;
 pub mod guard;
 pub mod hooks;
 pub mod jail;

@@ -2,10 +2,10 @@
 //! working directory, the stub's script and log, hook registration, and the
 //! run itself (inside the loopback-only jail).
 
-use super::agent::{self, Agent, STUB_PORT};
+use super::agent::{self, Agent, HookLayout, STUB_PORT};
 use super::jail;
 use super::stub::{self, ModelCall, StubLog, Turn};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
@@ -15,8 +15,8 @@ use std::time::Duration;
 pub enum HookPoint {
     /// The turn is about to end (Claude/Codex `Stop`, Gemini `AfterAgent`).
     TurnEnd,
-    /// The shell tool is about to run (`PreToolUse` on `Bash`, Gemini `BeforeTool`
-    /// on `run_shell_command`).
+    /// The shell tool is about to run (`PreToolUse` on the shell tool,
+    /// Gemini `BeforeTool`, Copilot `preToolUse`).
     PreShell,
 }
 
@@ -61,6 +61,19 @@ impl Sandbox {
             std::fs::create_dir_all(dir).expect("create sandbox dir");
         }
         agent.write_base_config(&home);
+        // The sandbox lies inside this repository's target/: without a
+        // repository of its own, the CLIs would take guard's for the project
+        // (and put its status and commits in their prompts and transcripts).
+        let git_init = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&work)
+            .status();
+        if !git_init.is_ok_and(|s| s.success()) {
+            eprintln!(
+                "e2e: `git init` failed in {}: the CLI sees the enclosing repository",
+                work.display()
+            );
+        }
         let timeout = std::env::var("GUARD_E2E_TIMEOUT_SECS")
             .ok()
             .and_then(|s| s.parse().ok())
@@ -91,24 +104,45 @@ impl Sandbox {
     pub fn add_hook(&self, point: HookPoint, command: &str) {
         let (event, matcher) = match point {
             HookPoint::TurnEnd => (self.agent.turn_end_event(), None),
-            HookPoint::PreShell => {
-                let (event, matcher) = self.agent.pre_shell_event();
-                (event, Some(matcher))
-            }
+            HookPoint::PreShell => self.agent.pre_shell_event(),
         };
+        self.add_hook_at(event, matcher, command);
+    }
+
+    /// Registers `command` as a hook on the native `event` (with `matcher`
+    /// where the layout has matchers) in the agent's hook config in HOME.
+    pub fn add_hook_at(&self, event: &str, matcher: Option<&str>, command: &str) {
         let file = self.agent.hooks_file(&self.home);
         let mut config = agent::read_json(&file);
-        let mut group = json!({"hooks": [{"type": "command", "command": command,
-            "timeout": self.agent.hook_timeout_one_minute()}]});
-        if let Some(matcher) = matcher {
-            group["matcher"] = json!(matcher);
-        }
-        if !config["hooks"].is_object() {
-            config["hooks"] = json!({});
-        }
-        match config["hooks"][event].as_array_mut() {
-            Some(groups) => groups.push(group),
-            None => config["hooks"][event] = json!([group]),
+        let timeout = self.agent.hook_timeout_one_minute();
+        let entry = match self.agent.hook_layout() {
+            HookLayout::Flat => {
+                json!({"type": "command", "bash": command, "timeoutSec": timeout})
+            }
+            HookLayout::Nested | HookLayout::NestedTopLevel => {
+                let mut group =
+                    json!({"hooks": [{"type": "command", "command": command, "timeout": timeout}]});
+                if let Some(matcher) = matcher {
+                    group["matcher"] = json!(matcher);
+                }
+                group
+            }
+        };
+        let events = match self.agent.hook_layout() {
+            HookLayout::NestedTopLevel => &mut config,
+            HookLayout::Flat | HookLayout::Nested => {
+                if self.agent.hook_layout() == HookLayout::Flat {
+                    config["version"] = json!(1);
+                }
+                if !config["hooks"].is_object() {
+                    config["hooks"] = json!({});
+                }
+                &mut config["hooks"]
+            }
+        };
+        match events[event].as_array_mut() {
+            Some(entries) => entries.push(entry),
+            None => events[event] = json!([entry]),
         }
         agent::write_json(&file, &config);
     }
@@ -239,15 +273,9 @@ impl Run {
         );
     }
 
-    /// The agent's final answer as printed on stdout (`result` of Claude's JSON,
-    /// `response` of Gemini's JSON, Codex's plain stdout).
+    /// The agent's final answer as printed on stdout (`result` of Claude's
+    /// and Qwen's JSON, `response` of Gemini's, the others' plain stdout).
     pub fn answer(&self) -> String {
-        let stdout = self.outcome.stdout.trim();
-        let parsed: Option<Value> = serde_json::from_str(stdout).ok();
-        match (self.agent, parsed) {
-            (Agent::Claude, Some(v)) => v["result"].as_str().unwrap_or_default().to_string(),
-            (Agent::Gemini, Some(v)) => v["response"].as_str().unwrap_or_default().to_string(),
-            _ => stdout.to_string(),
-        }
+        self.agent.answer_in(&self.outcome.stdout)
     }
 }
