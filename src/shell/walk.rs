@@ -27,6 +27,8 @@ pub(crate) struct Walker<'a> {
     commands_left: usize,
     limited: Option<String>,
     best: Option<ShellMatch>,
+    /// Every rule that matched, by id, each once in the order first matched.
+    matched_ids: Vec<String>,
 }
 
 fn clip(text: &str) -> String {
@@ -47,7 +49,13 @@ impl<'a> Walker<'a> {
             commands_left: MAX_COMMANDS,
             limited: None,
             best: None,
+            matched_ids: Vec::new(),
         }
+    }
+
+    /// The ids of every rule that matched, each once, in the order first matched.
+    pub(crate) fn matched_ids(self) -> Vec<String> {
+        self.matched_ids
     }
 
     /// The strictest match; when nothing matched but a budget ran out, an
@@ -79,6 +87,9 @@ impl<'a> Walker<'a> {
     }
 
     fn record(&mut self, rule: &ShellRule, segment: &str) {
+        if !self.matched_ids.contains(&rule.id) {
+            self.matched_ids.push(rule.id.clone());
+        }
         let stricter = self
             .best
             .as_ref()
