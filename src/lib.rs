@@ -4,6 +4,7 @@
 //! keywords and patterns, Layer 2 judge) → [`verdict::Verdict`] → adapter
 //! output. `docs/architecture.md` maps each part to its module.
 
+pub mod actions;
 pub mod adapter;
 pub mod builtin;
 pub mod config;
