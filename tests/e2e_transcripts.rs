@@ -6,7 +6,9 @@
 //!
 //! The recordings in tests/fixtures/transcripts/*-real-actions.jsonl were
 //! captured from these runs (see the README there). Needs the pinned CLIs:
-//! `tests/e2e/install-agents.sh`; `GUARD_E2E=skip` skips on purpose.
+//! `tests/e2e/install-agents.sh`; `GUARD_E2E=skip` skips on purpose. The
+//! GitHub Copilot CLI is not pinned there: its run is ignored unless asked
+//! for (`GUARD_E2E_COPILOT=<copilot executable> … -- --ignored`).
 
 mod e2e;
 
@@ -16,7 +18,7 @@ use e2e::{Agent, HookPoint, Sandbox, Turn};
 use guard::actions::{CommandKind, Outcome, Verification};
 use guard::transcript::{last_turn_with_stats, TranscriptFormat};
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const FAIL_TEST: &str = "python3 -m unittest tests.test_fail";
 const PASS_TEST: &str = "python3 -m unittest tests.test_ok";
@@ -26,8 +28,8 @@ const PUSH: &str = "git push origin main";
 const ANSWER: &str = "E2E-ACTIONS: notes added, tests pass, committed.";
 
 /// A project with one passing and one failing test, in a git repository.
-fn write_project(sandbox: &Sandbox) {
-    let tests = sandbox.work.join("tests");
+fn write_project(work: &Path, home: &Path) {
+    let tests = work.join("tests");
     std::fs::create_dir_all(&tests).unwrap();
     std::fs::write(tests.join("__init__.py"), "").unwrap();
     let case = |body: &str| {
@@ -40,8 +42,8 @@ fn write_project(sandbox: &Sandbox) {
     let git = |args: &[&str]| {
         let status = std::process::Command::new("git")
             .args(args)
-            .current_dir(&sandbox.work)
-            .env("HOME", &sandbox.home)
+            .current_dir(work)
+            .env("HOME", home)
             .output()
             .expect("run git");
         assert!(status.status.success(), "git {args:?}: {status:?}");
@@ -110,7 +112,7 @@ fn turn_actions_are_read_back(agent: Agent) {
             &json!({"permissions": {"allow": ["Bash", "Write", "Edit"]}}),
         );
     }
-    write_project(&sandbox);
+    write_project(&sandbox.work, &sandbox.home);
     refuse_pushes(&sandbox);
     let stop = hooks::record(&sandbox.scripts, "stop");
     sandbox.add_hook(HookPoint::TurnEnd, &stop.command());
@@ -131,17 +133,41 @@ fn turn_actions_are_read_back(agent: Agent) {
         .and_then(|p| p["transcript_path"].as_str())
         .map(PathBuf::from)
         .unwrap_or_else(|| panic!("no transcript_path in {payloads:?}\n{}", run.debug()));
-    let (turn, stats) = last_turn_with_stats(format_of(agent), &transcript, 4096)
-        .unwrap_or_else(|e| panic!("{e}\n{}", run.debug()));
+    // Claude Code and Gemini CLI record the exit status of failures only (a
+    // success has no status line); Codex records both. Codex's
+    // workspace-write sandbox keeps .git read-only: the commit runs and fails.
+    let expected = Expected {
+        success_code: (agent == Agent::Codex).then_some(0),
+        commit: if agent == Agent::Codex {
+            Outcome::Failed
+        } else {
+            Outcome::Succeeded
+        },
+    };
+    check_turn(format_of(agent), &transcript, &expected, &run.debug());
+}
+
+/// How the CLIs differ on the same turn.
+struct Expected {
+    /// The exit status recorded for the passing test.
+    success_code: Option<i32>,
+    /// How the commit ended.
+    commit: Outcome,
+}
+
+/// Reads the turn back from `transcript` and checks what the scripted turn did.
+fn check_turn(format: TranscriptFormat, transcript: &Path, expected: &Expected, debug: &str) {
+    let (turn, stats) =
+        last_turn_with_stats(format, transcript, 4096).unwrap_or_else(|e| panic!("{e}\n{debug}"));
     eprintln!("e2e: transcript {} read: {stats:?}", transcript.display());
-    assert_eq!(turn.text.as_deref(), Some(ANSWER), "{}", run.debug());
+    assert_eq!(turn.text.as_deref(), Some(ANSWER), "{debug}");
     let actions = &turn.actions;
     let summary: Vec<String> = actions
         .actions
         .iter()
         .map(|action| serde_json::to_string(action).unwrap())
         .collect();
-    let context = format!("{summary:#?}\n{}", run.debug());
+    let context = format!("{summary:#?}\n{debug}");
     assert!(actions.complete, "{context}");
     assert_eq!(actions.actions.len(), 5, "{context}");
 
@@ -156,25 +182,14 @@ fn turn_actions_are_read_back(agent: Agent) {
     assert_eq!(commands[0].outcome, Outcome::Failed, "{context}");
     assert_eq!(commands[1].outcome, Outcome::Succeeded, "{context}");
     assert!(commands[0].is(CommandKind::Test) && commands[1].is(CommandKind::Test));
-    // Claude Code records the exit status of failures only; Gemini CLI too
-    // (a success has no status line); Codex records both.
     assert_eq!(commands[0].exit_code, Some(1), "{context}");
-    let success_code = if agent == Agent::Codex { Some(0) } else { None };
-    assert_eq!(commands[1].exit_code, success_code, "{context}");
+    assert_eq!(commands[1].exit_code, expected.success_code, "{context}");
     assert_eq!(
         actions.verification_after_last_edit(&[CommandKind::Test]),
         Verification::Passed,
         "{context}"
     );
-
-    // Codex's workspace-write sandbox keeps .git read-only: the commit runs
-    // and fails there.
-    let commit_outcome = if agent == Agent::Codex {
-        Outcome::Failed
-    } else {
-        Outcome::Succeeded
-    };
-    assert_eq!(commands[2].outcome, commit_outcome, "{context}");
+    assert_eq!(commands[2].outcome, expected.commit, "{context}");
     assert_eq!(
         actions.executed(CommandKind::Commit).count(),
         1,
@@ -197,4 +212,90 @@ fn codex_turn_actions_are_read_back() {
 #[test]
 fn gemini_turn_actions_are_read_back() {
     turn_actions_are_read_back(Agent::Gemini)
+}
+
+/// The same turn on the GitHub Copilot CLI, run with a custom provider
+/// (`COPILOT_PROVIDER_BASE_URL`, the stub's chat API) and `COPILOT_OFFLINE`,
+/// its hooks in `~/.copilot/hooks/`. Copilot records every exit status.
+#[test]
+#[ignore = "needs the GitHub Copilot CLI: GUARD_E2E_COPILOT=<copilot executable>"]
+fn copilot_turn_actions_are_read_back() {
+    let bin = std::env::var("GUARD_E2E_COPILOT").expect("GUARD_E2E_COPILOT=<copilot executable>");
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e/copilot-transcript-actions");
+    let _ = std::fs::remove_dir_all(&root);
+    let (home, work, scripts) = (root.join("home"), root.join("work"), root.join("scripts"));
+    for dir in [&home, &work, &scripts] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    write_project(&work, &home);
+    let deny = json!({"permissionDecision": "deny",
+        "permissionDecisionReason": "E2E-NO-PUSH: pushes are refused here."});
+    let pre = scripts.join("refuse-push.sh");
+    hooks::write_executable(
+        &pre,
+        &format!("#!/bin/sh\nif grep -q 'git push'; then echo '{deny}'; fi\nexit 0\n"),
+    );
+    let stop = hooks::record(&scripts, "stop");
+    e2e::agent::write_json(
+        &home.join(".copilot/hooks/e2e.json"),
+        &json!({"version": 1, "hooks": {
+            "preToolUse": [{"type": "command", "bash": pre, "timeoutSec": 30}],
+            "agentStop": [{"type": "command", "bash": stop.path, "timeoutSec": 30}]}}),
+    );
+    let bash =
+        |command: &str| named_call("bash", json!({"command": command, "description": "run"}));
+    let calls = [
+        named_call(
+            "create",
+            json!({"path": work.join("notes.txt"), "file_text": "notes\n"}),
+        ),
+        bash(FAIL_TEST),
+        bash(PASS_TEST),
+        bash(COMMIT),
+        bash(PUSH),
+    ];
+    let script = root.join("script.json");
+    e2e::stub::write_script(&script, &[Turn::calls_then(&calls, ANSWER)]);
+    let url = format!("http://127.0.0.1:{}/v1", e2e::agent::STUB_PORT);
+    let env: Vec<(String, String)> = [
+        ("PATH", std::env::var("PATH").unwrap_or_default()),
+        ("HOME", home.display().to_string()),
+        ("LANG", "C.UTF-8".into()),
+        ("TERM", "dumb".into()),
+        ("COPILOT_OFFLINE", "true".into()),
+        ("COPILOT_PROVIDER_BASE_URL", url),
+        ("COPILOT_PROVIDER_API_KEY", "dummy".into()),
+        ("COPILOT_MODEL", "gpt-4.1".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let outcome = e2e::jail::run(e2e::jail::Launch {
+        stub: e2e::stub_bin(),
+        script: &script,
+        log: &root.join("stub.jsonl"),
+        port: e2e::agent::STUB_PORT,
+        argv: vec![
+            bin,
+            "-p".into(),
+            "Add notes, test, commit and push.".into(),
+            "--allow-all-tools".into(),
+        ],
+        cwd: &work,
+        env,
+        timeout: std::time::Duration::from_secs(300),
+    });
+    let debug = format!("{outcome:?}");
+    assert_eq!(outcome.code, Some(0), "{debug}");
+    let payloads = stop.calls();
+    let transcript = payloads
+        .last()
+        .and_then(|p| p["transcriptPath"].as_str())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no transcriptPath in {payloads:?}\n{debug}"));
+    let expected = Expected {
+        success_code: Some(0),
+        commit: Outcome::Succeeded,
+    };
+    check_turn(TranscriptFormat::Copilot, &transcript, &expected, &debug);
 }

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use TranscriptFormat::{ClaudeCode, Codex, Gemini};
+use TranscriptFormat::{ClaudeCode, Codex, Copilot, Gemini};
 
 #[path = "transcripts/actions.rs"]
 mod actions;

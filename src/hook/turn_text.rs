@@ -112,6 +112,23 @@ mod tests {
     }
 
     #[test]
+    fn copilot_agent_stop_is_read_from_its_events_file() {
+        let spec = crate::adapter::find("copilot").unwrap();
+        let events = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/transcripts/copilot-1.0.102-real-actions.jsonl");
+        let mut event = spec
+            .parse_payload(json!({"sessionId": "s", "timestamp": 1, "cwd": "/w",
+                "transcriptPath": events, "stopReason": "end_turn", "stop_hook_active": false}))
+            .unwrap();
+        assert_eq!(fill(&spec, &mut event, 4000), None);
+        assert_eq!(
+            event.text.as_deref(),
+            Some("E2E-ACTIONS: notes added, tests pass, committed.")
+        );
+        assert_eq!(event.actions.map(|a| a.actions.len()), Some(5));
+    }
+
+    #[test]
     fn an_agent_without_a_transcript_reader_keeps_text_only() {
         let spec = crate::adapter::find("cursor").unwrap();
         let mut event = spec

@@ -89,6 +89,13 @@ impl ActionLog {
         }
     }
 
+    /// Whether the result recorded for call `id` lists files it changed.
+    pub(crate) fn has_changed_files(&self, id: &str) -> bool {
+        self.results
+            .get(id)
+            .is_some_and(|result| !result.paths.is_empty())
+    }
+
     /// Drops the result recorded for call `id` (its outcome is then unknown).
     pub(crate) fn forget_result(&mut self, id: &str) {
         self.results.remove(id);

@@ -39,12 +39,13 @@
 //! record), `reader` (the driver and its stop rules), `turn` (gathering,
 //! joining, UTF-8-safe cut), `collect` (pairing calls with their results),
 //! and one scanner per agent format: `claude`, `codex` (+ `codex_actions`),
-//! `gemini` (+ `gemini_actions`).
+//! `gemini` (+ `gemini_actions`), `copilot`.
 
 mod claude;
 mod codex;
 mod codex_actions;
 mod collect;
+mod copilot;
 mod gemini;
 mod gemini_actions;
 mod json_prefix;
@@ -87,15 +88,26 @@ pub enum TranscriptFormat {
     Codex,
     /// Gemini CLI chat recording (`~/.gemini/tmp/…/chats/session-*.jsonl`).
     Gemini,
+    /// GitHub Copilot CLI session events (`~/.copilot/session-state/…/events.jsonl`).
+    Copilot,
 }
 
 impl TranscriptFormat {
-    /// The name used in configuration: `claude-code`, `codex` or `gemini`.
+    /// Every format, in a stable order.
+    pub const ALL: [TranscriptFormat; 4] = [
+        TranscriptFormat::ClaudeCode,
+        TranscriptFormat::Codex,
+        TranscriptFormat::Gemini,
+        TranscriptFormat::Copilot,
+    ];
+
+    /// The name used in configuration: `claude-code`, `codex`, `gemini` or `copilot`.
     pub fn name(self) -> &'static str {
         match self {
             TranscriptFormat::ClaudeCode => "claude-code",
             TranscriptFormat::Codex => "codex",
             TranscriptFormat::Gemini => "gemini",
+            TranscriptFormat::Copilot => "copilot",
         }
     }
 }
@@ -108,19 +120,17 @@ impl fmt::Display for TranscriptFormat {
 
 /// A transcript format name that is not one of the known ones.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown transcript format `{0}` (expected claude-code, codex or gemini)")]
+#[error("unknown transcript format `{0}` (expected claude-code, codex, gemini or copilot)")]
 pub struct UnknownTranscriptFormat(pub String);
 
 impl FromStr for TranscriptFormat {
     type Err = UnknownTranscriptFormat;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        match name {
-            "claude-code" => Ok(TranscriptFormat::ClaudeCode),
-            "codex" => Ok(TranscriptFormat::Codex),
-            "gemini" => Ok(TranscriptFormat::Gemini),
-            other => Err(UnknownTranscriptFormat(other.to_owned())),
-        }
+        TranscriptFormat::ALL
+            .into_iter()
+            .find(|format| format.name() == name)
+            .ok_or_else(|| UnknownTranscriptFormat(name.to_owned()))
     }
 }
 
@@ -268,6 +278,7 @@ fn new_scanner(format: TranscriptFormat) -> Box<dyn RecordScanner> {
         TranscriptFormat::ClaudeCode => Box::<claude::ClaudeScanner>::default(),
         TranscriptFormat::Codex => Box::<codex::CodexScanner>::default(),
         TranscriptFormat::Gemini => Box::<gemini::GeminiScanner>::default(),
+        TranscriptFormat::Copilot => Box::<copilot::CopilotScanner>::default(),
     }
 }
 
@@ -278,11 +289,7 @@ mod tests {
 
     #[test]
     fn format_names_round_trip() {
-        for format in [
-            TranscriptFormat::ClaudeCode,
-            TranscriptFormat::Codex,
-            TranscriptFormat::Gemini,
-        ] {
+        for format in TranscriptFormat::ALL {
             assert_eq!(format.name().parse::<TranscriptFormat>().unwrap(), format);
             let quoted = format!("\"{format}\"");
             assert_eq!(

@@ -76,6 +76,11 @@ fn real_recordings_give_the_turns_actions_in_order() {
             "gemini-0.61-real-actions.jsonl",
             recorded_turn(" exit 1", "", "Succeeded"),
         ),
+        (
+            Copilot,
+            "copilot-1.0.102-real-actions.jsonl",
+            recorded_turn(" exit 1", " exit 0", "Succeeded exit 0"),
+        ),
     ];
     for (format, name, expected) in cases {
         let turn = read_turn(format, name);

@@ -1,0 +1,336 @@
+//! GitHub Copilot CLI session events
+//! (`~/.copilot/session-state/<session>/events.jsonl`, the `transcriptPath`
+//! of its `agentStop` hook).
+//!
+//! Each line is an event `{type, data, id, timestamp, parentId}`:
+//! - `user.message` (`data.content`): the user's prompt; one with a
+//!   `data.source` was injected (a skill, another agent) and is not;
+//! - `assistant.message` (`data.content`, `data.messageId`): the reply text;
+//! - `tool.execution_start` (`toolCallId`, `toolName`, `arguments`) and
+//!   `tool.execution_complete` (`toolCallId`, `success`, `error.code`:
+//!   `denied` when a hook or a rule refused it, `shellExecution.exitCode`,
+//!   `fileEdits[].path`);
+//! - `hook.start` / `hook.end` (`hookType`, `output`), and many more
+//!   (`session.*`, `assistant.turn_*`, usage records) that are skipped.
+//!
+//! When an `agentStop` hook blocks, Copilot records the hook's `hook.end`
+//! (`output.decision: "block"`) and then the reason as a plain
+//! `user.message`: a user message right after a blocking stop hook is that
+//! feedback, which neither starts the turn nor adds text. Shell tools:
+//! `bash`, `powershell` (`arguments.command`; `mode: "async"` or `detach`
+//! runs in the background, outcome unknown); edit tools: `create`, `edit`,
+//! and any tool whose completion lists `fileEdits`. Layout checked on the
+//! real Copilot CLI 1.0.102 (BYOK, offline against the stub model;
+//! tests/fixtures/transcripts/copilot-1.0.102-real-actions.jsonl).
+
+use super::collect::{code_after, ToolResult};
+use super::turn::{Flow, Turn};
+use super::RecordScanner;
+use crate::actions::Outcome;
+use serde_json::Value;
+
+/// Shell tools.
+const SHELL_TOOLS: &[&str] = &["bash", "powershell"];
+/// Edit tools and the argument that names their file.
+const EDIT_TOOLS: &[(&str, &str)] = &[("create", "path"), ("edit", "path"), ("write", "path")];
+
+/// Reads Copilot CLI events, newest first.
+#[derive(Debug, Default)]
+pub(crate) struct CopilotScanner {
+    /// A prompt was just seen: the turn's start, unless the next (older)
+    /// event is the stop hook whose feedback it is.
+    pending_prompt: bool,
+}
+
+impl RecordScanner for CopilotScanner {
+    fn scan(&mut self, record: &Value, turn: &mut Turn) -> Flow {
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+        let data = record.get("data").unwrap_or(&Value::Null);
+        if std::mem::take(&mut self.pending_prompt) {
+            if is_blocking_stop_hook(kind, data) {
+                return Flow::Continue;
+            }
+            return Flow::Stop;
+        }
+        match kind {
+            "assistant.message" => {
+                let key = text(data, "messageId");
+                turn.add_text(key, text(data, "content").into_iter());
+            }
+            "user.message" => self.pending_prompt = is_typed_prompt(data),
+            "tool.execution_complete" => {
+                if let Some(id) = text(data, "toolCallId") {
+                    turn.actions.result(id, completion(data));
+                }
+            }
+            "tool.execution_start" => take_call(data, turn),
+            _ => {}
+        }
+        Flow::Continue
+    }
+}
+
+fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn is_typed_prompt(data: &Value) -> bool {
+    let typed = text(data, "content").is_some_and(|content| !content.trim().is_empty());
+    typed && text(data, "source").is_none_or(str::is_empty)
+}
+
+fn is_blocking_stop_hook(kind: &str, data: &Value) -> bool {
+    kind == "hook.end"
+        && matches!(text(data, "hookType"), Some("agentStop" | "subagentStop"))
+        && data
+            .get("output")
+            .and_then(|output| text(output, "decision"))
+            == Some("block")
+}
+
+fn take_call(data: &Value, turn: &mut Turn) {
+    let id = text(data, "toolCallId");
+    let name = text(data, "toolName").unwrap_or("");
+    let arguments = data.get("arguments").unwrap_or(&Value::Null);
+    if SHELL_TOOLS.contains(&name) {
+        let Some(command) = text(arguments, "command") else {
+            return;
+        };
+        let background = text(arguments, "mode") == Some("async")
+            || arguments.get("detach").and_then(Value::as_bool) == Some(true);
+        if background {
+            if let Some(id) = id {
+                turn.actions.forget_result(id);
+            }
+        }
+        turn.actions.command(id, name, command, None);
+        return;
+    }
+    let named_path = EDIT_TOOLS
+        .iter()
+        .find(|(tool, _)| *tool == name)
+        .and_then(|(_, key)| text(arguments, key));
+    let reported = id.is_some_and(|id| turn.actions.has_changed_files(id));
+    if named_path.is_some() || reported {
+        let paths: Vec<String> = named_path.map(str::to_owned).into_iter().collect();
+        turn.actions.edit(id, name, &paths, None);
+    }
+}
+
+/// What a `tool.execution_complete` says.
+fn completion(data: &Value) -> ToolResult {
+    let error = data.get("error");
+    let denied = error.is_some_and(|e| {
+        text(e, "code") == Some("denied")
+            || text(e, "message").is_some_and(|m| m.starts_with("Denied by"))
+    });
+    let mut result = if denied {
+        ToolResult::of(Outcome::NotRun)
+    } else if let Some(code) = data
+        .pointer("/shellExecution/exitCode")
+        .and_then(Value::as_i64)
+    {
+        ToolResult::exited(code as i32)
+    } else if let Some(code) = data
+        .pointer("/result/content")
+        .and_then(Value::as_str)
+        .and_then(|content| {
+            let at = content.rfind("completed with exit code")?;
+            code_after(&content[at..], "exit code")
+        })
+    {
+        ToolResult::exited(code)
+    } else {
+        match data.get("success").and_then(Value::as_bool) {
+            Some(true) => ToolResult::of(Outcome::Succeeded),
+            Some(false) => ToolResult::of(Outcome::Failed),
+            None => ToolResult::of(Outcome::Unknown),
+        }
+    };
+    let edits = data.get("fileEdits").and_then(Value::as_array);
+    result.paths = edits
+        .into_iter()
+        .flatten()
+        .filter_map(|edit| text(edit, "path").map(str::to_owned))
+        .collect();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(kind: &str, data: Value) -> Value {
+        json!({"type": kind, "data": data, "id": "e", "timestamp": "2026-12-03T18:43:34.577Z"})
+    }
+
+    fn read(events: &[Value]) -> (Flow, Option<String>, Vec<String>) {
+        let mut scanner = CopilotScanner::default();
+        let mut turn = Turn::default();
+        let mut flow = Flow::Continue;
+        for record in events.iter().rev() {
+            flow = scanner.scan(record, &mut turn);
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+        let actions = turn.actions.finish(true);
+        let summary = actions
+            .actions
+            .iter()
+            .map(|a| serde_json::to_string(a).unwrap())
+            .collect();
+        (flow, turn.text.into_text(1000), summary)
+    }
+
+    #[test]
+    fn a_turn_reads_back_to_its_prompt_across_hook_feedback() {
+        let events = [
+            event("user.message", json!({"content": "old prompt"})),
+            event(
+                "assistant.message",
+                json!({"messageId": "m0", "content": "OLD TURN"}),
+            ),
+            event(
+                "user.message",
+                json!({"content": "run it", "delivery": "idle"}),
+            ),
+            event(
+                "tool.execution_start",
+                json!({"toolCallId": "c1", "toolName": "bash",
+                "arguments": {"command": "cargo test", "description": "test"}}),
+            ),
+            event(
+                "tool.execution_complete",
+                json!({"toolCallId": "c1", "success": true,
+                "shellExecution": {"exitCode": 101}, "result": {"content": "failed"}}),
+            ),
+            event(
+                "assistant.message",
+                json!({"messageId": "m1", "content": "Tests fail."}),
+            ),
+            event(
+                "hook.end",
+                json!({"hookType": "agentStop", "success": true,
+                "output": {"decision": "block", "reason": "say more"}}),
+            ),
+            event(
+                "user.message",
+                json!({"content": "say more", "delivery": "queued"}),
+            ),
+            event(
+                "assistant.message",
+                json!({"messageId": "m2", "content": "One test fails."}),
+            ),
+        ];
+        let (flow, text, actions) = read(&events);
+        assert_eq!(flow, Flow::Stop);
+        assert_eq!(text.as_deref(), Some("Tests fail.\n\nOne test fails."));
+        assert_eq!(
+            actions,
+            vec![
+                r#"{"type":"command","command":"cargo test","tool":"bash","outcome":"failed","exit_code":101,"kinds":["test"]}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn refusals_edits_and_background_commands() {
+        let events = [
+            event("user.message", json!({"content": "go"})),
+            event(
+                "tool.execution_start",
+                json!({"toolCallId": "c1", "toolName": "create",
+                "arguments": {"path": "/w/a.txt", "file_text": "x"}}),
+            ),
+            event(
+                "tool.execution_complete",
+                json!({"toolCallId": "c1", "success": true,
+                "fileEdits": [{"path": "/w/a.txt", "kind": "create"}]}),
+            ),
+            event(
+                "tool.execution_start",
+                json!({"toolCallId": "c2", "toolName": "apply_patch",
+                "arguments": {"input": "*** Begin Patch"}}),
+            ),
+            event(
+                "tool.execution_complete",
+                json!({"toolCallId": "c2", "success": true,
+                "fileEdits": [{"path": "/w/b.rs", "kind": "edit"}]}),
+            ),
+            event(
+                "tool.execution_start",
+                json!({"toolCallId": "c3", "toolName": "bash",
+                "arguments": {"command": "git push"}}),
+            ),
+            event(
+                "tool.execution_complete",
+                json!({"toolCallId": "c3", "success": false,
+                "error": {"message": "Denied by preToolUse hook: no", "code": "denied"}}),
+            ),
+            event(
+                "tool.execution_start",
+                json!({"toolCallId": "c4", "toolName": "bash",
+                "arguments": {"command": "npm run dev", "mode": "async"}}),
+            ),
+            event(
+                "tool.execution_complete",
+                json!({"toolCallId": "c4", "success": true,
+                "result": {"content": "<shellId: 1 started>"}}),
+            ),
+            event(
+                "tool.execution_start",
+                json!({"toolCallId": "c5", "toolName": "edit",
+                "arguments": {"path": "/w/a.txt", "old_str": "q", "new_str": "r"}}),
+            ),
+            event(
+                "tool.execution_complete",
+                json!({"toolCallId": "c5", "success": false,
+                "error": {"message": "No match found", "code": "failure"}}),
+            ),
+            event(
+                "tool.execution_start",
+                json!({"toolCallId": "c6", "toolName": "view",
+                "arguments": {"path": "/w/a.txt"}}),
+            ),
+        ];
+        let (_, _, actions) = read(&events);
+        assert_eq!(
+            actions,
+            vec![
+                r#"{"type":"edit","path":"/w/a.txt","tool":"create","outcome":"succeeded"}"#,
+                r#"{"type":"edit","path":"/w/b.rs","tool":"apply_patch","outcome":"succeeded"}"#,
+                r#"{"type":"command","command":"git push","tool":"bash","outcome":"not_run","kinds":["push"]}"#,
+                r#"{"type":"command","command":"npm run dev","tool":"bash","outcome":"unknown"}"#,
+                r#"{"type":"edit","path":"/w/a.txt","tool":"edit","outcome":"failed"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn injected_messages_are_not_prompts() {
+        let events = [
+            event(
+                "session.start",
+                json!({"sessionId": "s", "copilotVersion": "1.0.102"}),
+            ),
+            event("user.message", json!({"content": "real prompt"})),
+            event(
+                "assistant.message",
+                json!({"messageId": "m1", "content": "First."}),
+            ),
+            event(
+                "user.message",
+                json!({"content": "skill text", "source": "skill-pdf"}),
+            ),
+            event(
+                "assistant.message",
+                json!({"messageId": "m2", "content": "Second."}),
+            ),
+        ];
+        let (flow, text, _) = read(&events);
+        assert_eq!(flow, Flow::Stop);
+        assert_eq!(text.as_deref(), Some("First.\n\nSecond."));
+    }
+}
