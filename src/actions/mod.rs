@@ -6,9 +6,11 @@
 //! executed. The transcript readers (`crate::transcript`) build a
 //! [`TurnActions`] beside the turn's text; the event carries it
 //! (`Event::actions`), so detectors and the judge can weigh what was done,
-//! not only what was said. Each command is classified once, when it is read
-//! ([`CommandKind`]: test, build, lint, commit, push, deploy, file write),
-//! from the table in `command_kinds.yaml` (see [`kinds`]).
+//! not only what was said. Each command is classified the first time its
+//! kinds are asked for ([`CommandRun::kinds`]; [`CommandKind`]: test, build,
+//! lint, commit, push, deploy, file write), from the table in
+//! `command_kinds.yaml` (see [`kinds`]), so a hook that never asks pays
+//! nothing for it.
 //!
 //! The queries below are the ones a detector needs: the last edit, whether a
 //! test or build ran after it and how it ended, and which commits, pushes and
@@ -19,7 +21,9 @@
 pub mod kinds;
 
 pub use kinds::{classify_command, CommandKind};
+use serde::ser::SerializeStruct;
 use serde::Serialize;
+use std::sync::OnceLock;
 
 /// At most this many actions are kept per turn (the newest ones).
 pub const MAX_ACTIONS: usize = 256;
@@ -57,8 +61,9 @@ pub enum Action {
     Edit(FileEdit),
 }
 
-/// A shell command the agent ran (or tried to run).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A shell command the agent ran (or tried to run). Serialized as
+/// `{command, tool, outcome, exit_code?, kinds?}`.
+#[derive(Debug, Clone)]
 pub struct CommandRun {
     /// The command line, cut to [`MAX_COMMAND_BYTES`].
     pub command: String,
@@ -67,11 +72,12 @@ pub struct CommandRun {
     /// How it ended.
     pub outcome: Outcome,
     /// The exit status, when the transcript records it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
-    /// What the command is, by the programs it runs (empty: none of the kinds).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub kinds: Vec<CommandKind>,
+    /// The kinds, classified on first use from the whole command line (the
+    /// stored `command` may be cut).
+    kinds: OnceLock<Vec<CommandKind>>,
+    /// The command line as read, kept until it is classified.
+    unclassified: Option<String>,
 }
 
 /// A file the agent changed with an edit tool.
@@ -117,9 +123,71 @@ pub enum Verification {
 }
 
 impl CommandRun {
+    /// A command run, its kinds to be classified from `command` when asked.
+    pub fn new(command: &str, tool: &str, outcome: Outcome, exit_code: Option<i32>) -> Self {
+        let stored = clip(command, MAX_COMMAND_BYTES);
+        let unclassified = (stored.len() != command.len())
+            .then(|| head(command, kinds::CLASSIFY_BYTES).to_owned());
+        CommandRun {
+            command: stored,
+            tool: tool.to_owned(),
+            outcome,
+            exit_code,
+            kinds: OnceLock::new(),
+            unclassified,
+        }
+    }
+
+    /// What the command is, by the programs it runs (empty: none of the
+    /// kinds), in [`CommandKind::ALL`] order.
+    pub fn kinds(&self) -> &[CommandKind] {
+        self.kinds
+            .get_or_init(|| classify_command(self.unclassified.as_deref().unwrap_or(&self.command)))
+    }
+
     /// Whether the command is of `kind`.
     pub fn is(&self, kind: CommandKind) -> bool {
-        self.kinds.contains(&kind)
+        self.kinds().contains(&kind)
+    }
+}
+
+/// Two runs are equal when they are the same command ended the same way,
+/// whether or not their kinds were asked for yet.
+impl PartialEq for CommandRun {
+    fn eq(&self, other: &Self) -> bool {
+        (
+            &self.command,
+            &self.tool,
+            self.outcome,
+            self.exit_code,
+            &self.unclassified,
+        ) == (
+            &other.command,
+            &other.tool,
+            other.outcome,
+            other.exit_code,
+            &other.unclassified,
+        )
+    }
+}
+
+impl Eq for CommandRun {}
+
+impl Serialize for CommandRun {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let kinds = self.kinds();
+        let fields = 3 + usize::from(self.exit_code.is_some()) + usize::from(!kinds.is_empty());
+        let mut out = serializer.serialize_struct("CommandRun", fields)?;
+        out.serialize_field("command", &self.command)?;
+        out.serialize_field("tool", &self.tool)?;
+        out.serialize_field("outcome", &self.outcome)?;
+        if let Some(code) = self.exit_code {
+            out.serialize_field("exit_code", &code)?;
+        }
+        if !kinds.is_empty() {
+            out.serialize_field("kinds", kinds)?;
+        }
+        out.end()
     }
 }
 
@@ -133,7 +201,7 @@ impl Action {
             Action::Edit(edit) => !matches!(edit.outcome, Outcome::Failed | Outcome::NotRun),
             Action::Command(run) => {
                 run.is(CommandKind::FileWrite)
-                    && !run.kinds.iter().any(|k| k.is_check())
+                    && !run.kinds().iter().any(|k| k.is_check())
                     && !matches!(run.outcome, Outcome::Failed | Outcome::NotRun)
             }
         }

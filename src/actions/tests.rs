@@ -5,17 +5,12 @@ use CommandKind::{Build, Commit, Push, Test};
 use Outcome::{Failed, NotRun, Succeeded, Unknown};
 
 fn run(command: &str, outcome: Outcome) -> Action {
-    Action::Command(CommandRun {
-        command: command.into(),
-        tool: "Bash".into(),
-        outcome,
-        exit_code: match outcome {
-            Succeeded => Some(0),
-            Failed => Some(1),
-            _ => None,
-        },
-        kinds: classify_command(command),
-    })
+    let exit_code = match outcome {
+        Succeeded => Some(0),
+        Failed => Some(1),
+        _ => None,
+    };
+    Action::Command(CommandRun::new(command, "Bash", outcome, exit_code))
 }
 
 fn edit(path: &str, outcome: Outcome) -> Action {
@@ -151,6 +146,14 @@ fn serialized_actions_are_compact_and_tagged() {
             {"type": "edit", "path": "src/a.rs", "tool": "Edit", "outcome": "succeeded"}
         ], "complete": true})
     );
+}
+
+#[test]
+fn a_long_command_is_stored_cut_and_classified_whole() {
+    let long = format!("echo {} && git push", "x".repeat(MAX_COMMAND_BYTES));
+    let run = CommandRun::new(&long, "Bash", Succeeded, Some(0));
+    assert!(run.command.len() <= MAX_COMMAND_BYTES + '…'.len_utf8());
+    assert_eq!(run.kinds(), &[Push]);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use super::expand::{self, Nested};
 use super::lexer::lex;
-use super::matcher::{matches, Downstream, Unit};
+use super::matcher::{matches, program_matches, Downstream, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
 use super::rules::{ShellRule, ShellRules};
 use super::values;
@@ -297,6 +297,16 @@ impl<'a> Walker<'a> {
         };
         let value_options = self.rules.value_options(&inv.program);
         for rule in self.rules.rules.iter().filter(|r| !r.is_text_rule()) {
+            // A rule for other programs is passed over before its regexes
+            // are compiled (most rules name their programs).
+            let for_other_programs = !rule.command.is_empty()
+                && !rule
+                    .command
+                    .iter()
+                    .any(|p| program_matches(p, &inv.program));
+            if for_other_programs {
+                continue;
+            }
             if let Ok(compiled) = rule.compiled() {
                 if matches(rule, compiled, &unit, value_options, &self.ctx) {
                     self.record(rule, segment);

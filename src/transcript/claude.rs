@@ -305,10 +305,7 @@ mod tests {
     }
 
     fn actions(records: &[Value]) -> Vec<String> {
-        let mut turn = Turn::default();
-        for record in records.iter().rev() {
-            ClaudeScanner.scan(record, &mut turn);
-        }
+        let (_, turn) = super::super::scan_newest_first(&mut ClaudeScanner, records);
         let actions = turn.actions.finish(true);
         actions
             .actions

@@ -7,8 +7,7 @@
 //! de-duplication, caps and classification behave the same for every agent.
 
 use crate::actions::{
-    classify_command, clip, Action, CommandRun, FileEdit, Outcome, TurnActions, MAX_ACTIONS,
-    MAX_COMMAND_BYTES, MAX_PATH_BYTES,
+    clip, Action, CommandRun, FileEdit, Outcome, TurnActions, MAX_ACTIONS, MAX_PATH_BYTES,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -132,13 +131,12 @@ impl ActionLog {
         let Some(result) = self.take_call(id, inline) else {
             return;
         };
-        self.push(Action::Command(CommandRun {
-            command: clip(command, MAX_COMMAND_BYTES),
-            tool: tool.to_owned(),
-            outcome: result.outcome,
-            exit_code: result.exit_code,
-            kinds: classify_command(command),
-        }));
+        self.push(Action::Command(CommandRun::new(
+            command,
+            tool,
+            result.outcome,
+            result.exit_code,
+        )));
     }
 
     /// An edit-tool call on `paths` (the result's own list of changed files,
@@ -233,8 +231,8 @@ mod tests {
             ]
         );
         assert_eq!(
-            turn.actions[2].as_command().unwrap().kinds,
-            vec![CommandKind::Push]
+            turn.actions[2].as_command().unwrap().kinds(),
+            &[CommandKind::Push]
         );
     }
 

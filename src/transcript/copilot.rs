@@ -166,15 +166,7 @@ mod tests {
     }
 
     fn read(events: &[Value]) -> (Flow, Option<String>, Vec<String>) {
-        let mut scanner = CopilotScanner::default();
-        let mut turn = Turn::default();
-        let mut flow = Flow::Continue;
-        for record in events.iter().rev() {
-            flow = scanner.scan(record, &mut turn);
-            if flow == Flow::Stop {
-                break;
-            }
-        }
+        let (flow, turn) = super::super::scan_newest_first(&mut CopilotScanner::default(), events);
         let actions = turn.actions.finish(true);
         let summary = actions
             .actions

@@ -149,15 +149,7 @@ mod tests {
 
     /// Feeds records given oldest first, newest first to the scanner.
     fn scan_all(records: &[Value]) -> (Flow, Option<String>) {
-        let mut scanner = GeminiScanner::default();
-        let mut turn = Turn::default();
-        let mut flow = Flow::Continue;
-        for record in records.iter().rev() {
-            flow = scanner.scan(record, &mut turn);
-            if flow == Flow::Stop {
-                break;
-            }
-        }
+        let (flow, turn) = super::super::scan_newest_first(&mut GeminiScanner::default(), records);
         (flow, turn.text.into_text(10_000))
     }
 

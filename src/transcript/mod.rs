@@ -282,6 +282,19 @@ fn new_scanner(format: TranscriptFormat) -> Box<dyn RecordScanner> {
     }
 }
 
+/// Feeds `records` (given oldest first) to `scanner` newest first, as the
+/// reader does, until the turn's start; for the scanners' tests.
+#[cfg(test)]
+fn scan_newest_first(scanner: &mut dyn RecordScanner, records: &[Value]) -> (Flow, Turn) {
+    let mut turn = Turn::default();
+    for record in records.iter().rev() {
+        if scanner.scan(record, &mut turn) == Flow::Stop {
+            return (Flow::Stop, turn);
+        }
+    }
+    (Flow::Continue, turn)
+}
+
 #[cfg(test)]
 mod tests {
     use super::reader::parse_object;

@@ -42,7 +42,7 @@ impl<'a> TurnReader<'a> {
             path,
             max_bytes,
             gather,
-            turn: Turn::default(),
+            turn: Turn::new(max_bytes),
             stats: ReadStats::default(),
             read_whole_file: false,
         }

@@ -10,7 +10,7 @@ use super::collect::ActionLog;
 use std::collections::{HashMap, HashSet};
 
 /// What the scanners fill while reading one turn.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Turn {
     /// The assistant's texts.
     pub(crate) text: TurnText,
@@ -18,17 +18,39 @@ pub(crate) struct Turn {
     pub(crate) actions: ActionLog,
     /// The record being scanned is only the start of an oversized line.
     partial: bool,
+    /// Texts are kept up to this many bytes: older ones would be cut away.
+    text_limit: usize,
+}
+
+impl Default for Turn {
+    fn default() -> Self {
+        Turn {
+            text: TurnText::default(),
+            actions: ActionLog::default(),
+            partial: false,
+            text_limit: usize::MAX,
+        }
+    }
 }
 
 impl Turn {
+    /// A turn whose text is cut to its last `text_limit` bytes.
+    pub(crate) fn new(text_limit: usize) -> Self {
+        Turn {
+            text_limit,
+            ..Turn::default()
+        }
+    }
+
     /// Adds the texts of one record, unless the record is only the start of
-    /// a line (its last text would be cut short, and it is no answer).
+    /// a line (its last text would be cut short, and it is no answer) or
+    /// enough newer text is kept already.
     pub(crate) fn add_text<'a>(
         &mut self,
         message_key: Option<&str>,
         texts: impl DoubleEndedIterator<Item = &'a str>,
     ) {
-        if !self.partial {
+        if !self.partial && self.text.gathered_bytes() < self.text_limit {
             self.text.add_record(message_key, texts);
         }
     }

@@ -6,7 +6,7 @@ use CommandKind::{Build, Commit, Deploy, FileWrite, Lint, Push, Test};
 
 #[test]
 fn embedded_table_loads() {
-    let table = load(TABLE_YAML).unwrap();
+    let table = validate(TABLE_YAML).unwrap();
     assert!(table.rules.rules.len() > 50);
     for kind in CommandKind::ALL {
         assert!(
@@ -142,14 +142,14 @@ fn kind_names_round_trip() {
 
 #[test]
 fn broken_tables_are_refused_with_the_reason() {
-    let unknown = load("kinds:\n  tests: [{command: [x]}]\n").unwrap_err();
+    let unknown = validate("kinds:\n  tests: [{command: [x]}]\n").unwrap_err();
     assert!(unknown.contains("unknown kind `tests`"), "{unknown}");
-    let catch_all = load("kinds:\n  test: [{}]\n").unwrap_err();
+    let catch_all = validate("kinds:\n  test: [{}]\n").unwrap_err();
     assert!(
         catch_all.contains("would match every command"),
         "{catch_all}"
     );
-    let typo = load("kinds:\n  test: [{comand: [x]}]\n").unwrap_err();
+    let typo = validate("kinds:\n  test: [{comand: [x]}]\n").unwrap_err();
     assert!(typo.contains("comand"), "{typo}");
 }
 
