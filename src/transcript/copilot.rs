@@ -161,8 +161,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn event(kind: &str, data: Value) -> Value {
-        json!({"type": kind, "data": data, "id": "e", "timestamp": "2026-12-03T18:43:34.577Z"})
+    /// Events written one a line: the `type`, then the `data` as JSON.
+    fn events(lines: &str) -> Vec<Value> {
+        lines
+            .lines()
+            .map(|line| {
+                let (kind, data) = line.trim().split_once(' ').unwrap();
+                let data: Value = serde_json::from_str(data).unwrap();
+                json!({"type": kind, "data": data, "id": "e", "timestamp": "2026-12-03T18:43:34.577Z"})
+            })
+            .collect()
     }
 
     fn read(events: &[Value]) -> (Flow, Option<String>, Vec<String>) {
@@ -178,44 +186,17 @@ mod tests {
 
     #[test]
     fn a_turn_reads_back_to_its_prompt_across_hook_feedback() {
-        let events = [
-            event("user.message", json!({"content": "old prompt"})),
-            event(
-                "assistant.message",
-                json!({"messageId": "m0", "content": "OLD TURN"}),
-            ),
-            event(
-                "user.message",
-                json!({"content": "run it", "delivery": "idle"}),
-            ),
-            event(
-                "tool.execution_start",
-                json!({"toolCallId": "c1", "toolName": "bash",
-                "arguments": {"command": "cargo test", "description": "test"}}),
-            ),
-            event(
-                "tool.execution_complete",
-                json!({"toolCallId": "c1", "success": true,
-                "shellExecution": {"exitCode": 101}, "result": {"content": "failed"}}),
-            ),
-            event(
-                "assistant.message",
-                json!({"messageId": "m1", "content": "Tests fail."}),
-            ),
-            event(
-                "hook.end",
-                json!({"hookType": "agentStop", "success": true,
-                "output": {"decision": "block", "reason": "say more"}}),
-            ),
-            event(
-                "user.message",
-                json!({"content": "say more", "delivery": "queued"}),
-            ),
-            event(
-                "assistant.message",
-                json!({"messageId": "m2", "content": "One test fails."}),
-            ),
-        ];
+        let events = events(
+            r#"user.message {"content": "old prompt"}
+            assistant.message {"messageId": "m0", "content": "OLD TURN"}
+            user.message {"content": "run it", "delivery": "idle"}
+            tool.execution_start {"toolCallId": "c1", "toolName": "bash", "arguments": {"command": "cargo test", "description": "test"}}
+            tool.execution_complete {"toolCallId": "c1", "success": true, "shellExecution": {"exitCode": 101}, "result": {"content": "failed"}}
+            assistant.message {"messageId": "m1", "content": "Tests fail."}
+            hook.end {"hookType": "agentStop", "success": true, "output": {"decision": "block", "reason": "say more"}}
+            user.message {"content": "say more", "delivery": "queued"}
+            assistant.message {"messageId": "m2", "content": "One test fails."}"#,
+        );
         let (flow, text, actions) = read(&events);
         assert_eq!(flow, Flow::Stop);
         assert_eq!(text.as_deref(), Some("Tests fail.\n\nOne test fails."));
@@ -229,64 +210,20 @@ mod tests {
 
     #[test]
     fn refusals_edits_and_background_commands() {
-        let events = [
-            event("user.message", json!({"content": "go"})),
-            event(
-                "tool.execution_start",
-                json!({"toolCallId": "c1", "toolName": "create",
-                "arguments": {"path": "/w/a.txt", "file_text": "x"}}),
-            ),
-            event(
-                "tool.execution_complete",
-                json!({"toolCallId": "c1", "success": true,
-                "fileEdits": [{"path": "/w/a.txt", "kind": "create"}]}),
-            ),
-            event(
-                "tool.execution_start",
-                json!({"toolCallId": "c2", "toolName": "apply_patch",
-                "arguments": {"input": "*** Begin Patch"}}),
-            ),
-            event(
-                "tool.execution_complete",
-                json!({"toolCallId": "c2", "success": true,
-                "fileEdits": [{"path": "/w/b.rs", "kind": "edit"}]}),
-            ),
-            event(
-                "tool.execution_start",
-                json!({"toolCallId": "c3", "toolName": "bash",
-                "arguments": {"command": "git push"}}),
-            ),
-            event(
-                "tool.execution_complete",
-                json!({"toolCallId": "c3", "success": false,
-                "error": {"message": "Denied by preToolUse hook: no", "code": "denied"}}),
-            ),
-            event(
-                "tool.execution_start",
-                json!({"toolCallId": "c4", "toolName": "bash",
-                "arguments": {"command": "npm run dev", "mode": "async"}}),
-            ),
-            event(
-                "tool.execution_complete",
-                json!({"toolCallId": "c4", "success": true,
-                "result": {"content": "<shellId: 1 started>"}}),
-            ),
-            event(
-                "tool.execution_start",
-                json!({"toolCallId": "c5", "toolName": "edit",
-                "arguments": {"path": "/w/a.txt", "old_str": "q", "new_str": "r"}}),
-            ),
-            event(
-                "tool.execution_complete",
-                json!({"toolCallId": "c5", "success": false,
-                "error": {"message": "No match found", "code": "failure"}}),
-            ),
-            event(
-                "tool.execution_start",
-                json!({"toolCallId": "c6", "toolName": "view",
-                "arguments": {"path": "/w/a.txt"}}),
-            ),
-        ];
+        let events = events(
+            r#"user.message {"content": "go"}
+            tool.execution_start {"toolCallId": "c1", "toolName": "create", "arguments": {"path": "/w/a.txt", "file_text": "x"}}
+            tool.execution_complete {"toolCallId": "c1", "success": true, "fileEdits": [{"path": "/w/a.txt", "kind": "create"}]}
+            tool.execution_start {"toolCallId": "c2", "toolName": "apply_patch", "arguments": {"input": "*** Begin Patch"}}
+            tool.execution_complete {"toolCallId": "c2", "success": true, "fileEdits": [{"path": "/w/b.rs", "kind": "edit"}]}
+            tool.execution_start {"toolCallId": "c3", "toolName": "bash", "arguments": {"command": "git push"}}
+            tool.execution_complete {"toolCallId": "c3", "success": false, "error": {"message": "Denied by preToolUse hook: no", "code": "denied"}}
+            tool.execution_start {"toolCallId": "c4", "toolName": "bash", "arguments": {"command": "npm run dev", "mode": "async"}}
+            tool.execution_complete {"toolCallId": "c4", "success": true, "result": {"content": "<shellId: 1 started>"}}
+            tool.execution_start {"toolCallId": "c5", "toolName": "edit", "arguments": {"path": "/w/a.txt", "old_str": "q", "new_str": "r"}}
+            tool.execution_complete {"toolCallId": "c5", "success": false, "error": {"message": "No match found", "code": "failure"}}
+            tool.execution_start {"toolCallId": "c6", "toolName": "view", "arguments": {"path": "/w/a.txt"}}"#,
+        );
         let (_, _, actions) = read(&events);
         assert_eq!(
             actions,
@@ -302,25 +239,13 @@ mod tests {
 
     #[test]
     fn injected_messages_are_not_prompts() {
-        let events = [
-            event(
-                "session.start",
-                json!({"sessionId": "s", "copilotVersion": "1.0.102"}),
-            ),
-            event("user.message", json!({"content": "real prompt"})),
-            event(
-                "assistant.message",
-                json!({"messageId": "m1", "content": "First."}),
-            ),
-            event(
-                "user.message",
-                json!({"content": "skill text", "source": "skill-pdf"}),
-            ),
-            event(
-                "assistant.message",
-                json!({"messageId": "m2", "content": "Second."}),
-            ),
-        ];
+        let events = events(
+            r#"session.start {"sessionId": "s", "copilotVersion": "1.0.102"}
+            user.message {"content": "real prompt"}
+            assistant.message {"messageId": "m1", "content": "First."}
+            user.message {"content": "skill text", "source": "skill-pdf"}
+            assistant.message {"messageId": "m2", "content": "Second."}"#,
+        );
         let (flow, text, _) = read(&events);
         assert_eq!(flow, Flow::Stop);
         assert_eq!(text.as_deref(), Some("First.\n\nSecond."));

@@ -18,82 +18,111 @@ fn embedded_table_loads() {
 
 #[test]
 fn commands_get_their_kinds() {
-    let cases: &[(&str, &[CommandKind])] = &[
-        // tests, through wrappers, chains and pipelines
-        ("cargo test", &[Test]),
-        ("cargo test --workspace -- --nocapture", &[Test]),
-        ("cargo +nightly test", &[Test]),
-        ("cargo nextest run", &[Test]),
+    // Through wrappers, chains, pipelines and `bash -c`; one line may be of
+    // several kinds.
+    let cases: &[(&[CommandKind], &[&str])] = &[
         (
-            "RUST_LOG=debug cargo --manifest-path x/Cargo.toml test",
             &[Test],
+            &[
+                "cargo test",
+                "cargo test --workspace -- --nocapture",
+                "cargo +nightly test",
+                "cargo nextest run",
+                "RUST_LOG=debug cargo --manifest-path x/Cargo.toml test",
+                "cd app && npm test",
+                "npm run test:unit -- --watch=false",
+                "pnpm --filter web test",
+                "yarn test",
+                "npx jest --ci",
+                "npx vitest run",
+                "pytest -q tests/",
+                "python -m pytest -x",
+                "python3.12 -m unittest discover",
+                "uv run pytest",
+                "poetry run pytest",
+                "python manage.py test",
+                "go test ./...",
+                "make test",
+                "make -C build check",
+                "mvn -q test",
+                "./gradlew :app:test",
+                "tox -e py312",
+                "ctest --output-on-failure",
+                "bundle exec rspec spec/models",
+                "dotnet test",
+                "timeout 600 bash -c 'cargo test'",
+                "cargo test 2>&1 | tail -20",
+            ],
         ),
-        ("cd app && npm test", &[Test]),
-        ("npm run test:unit -- --watch=false", &[Test]),
-        ("pnpm --filter web test", &[Test]),
-        ("yarn test", &[Test]),
-        ("npx jest --ci", &[Test]),
-        ("npx vitest run", &[Test]),
-        ("pytest -q tests/", &[Test]),
-        ("python -m pytest -x", &[Test]),
-        ("python3.12 -m unittest discover", &[Test]),
-        ("uv run pytest", &[Test]),
-        ("poetry run pytest", &[Test]),
-        ("python manage.py test", &[Test]),
-        ("go test ./...", &[Test]),
-        ("make test", &[Test]),
-        ("make -C build check", &[Test]),
-        ("mvn -q test", &[Test]),
-        ("./gradlew :app:test", &[Test]),
-        ("tox -e py312", &[Test]),
-        ("ctest --output-on-failure", &[Test]),
-        ("bundle exec rspec spec/models", &[Test]),
-        ("dotnet test", &[Test]),
-        ("timeout 600 bash -c 'cargo test'", &[Test]),
-        ("cargo test 2>&1 | tail -20", &[Test]),
-        // builds and linters
-        ("cargo build --release", &[Build]),
-        ("cargo check --all-targets", &[Build]),
-        ("cargo clippy -- -D warnings", &[Lint]),
-        ("npm run build", &[Build]),
-        ("npx tsc --noEmit", &[Build]),
-        ("go build ./...", &[Build]),
-        ("go vet ./...", &[Lint]),
-        ("make", &[Build]),
-        ("make -j8", &[Build]),
-        ("cmake --build build", &[Build]),
-        ("ruff check .", &[Lint]),
-        ("eslint src", &[Lint]),
-        ("cargo build && cargo test", &[Test, Build]),
-        // commits, pushes, deploys
-        ("git commit -m 'Fix parser'", &[Commit]),
-        ("git -C repo commit -am wip", &[Commit]),
         (
-            "git add -A && git commit -m x && git push origin main",
-            &[Commit, Push],
+            &[Build],
+            &[
+                "cargo build --release",
+                "cargo check --all-targets",
+                "npm run build",
+                "npx tsc --noEmit",
+                "go build ./...",
+                "make",
+                "make -j8",
+                "cmake --build build",
+            ],
         ),
-        ("git push --force-with-lease", &[Push]),
-        ("gh pr create --fill", &[Push]),
-        ("gh pr merge 12 --squash", &[Push]),
-        ("kubectl -n prod apply -f deploy.yaml", &[Deploy]),
-        ("helm upgrade --install api ./chart", &[Deploy]),
-        ("terraform apply -auto-approve", &[Deploy]),
-        ("fly deploy", &[Deploy]),
-        ("vercel --prod", &[Deploy]),
-        ("npm publish", &[Deploy]),
-        ("cargo publish", &[Deploy]),
-        ("gcloud run deploy api --source .", &[Deploy]),
-        ("docker push registry/app:1.2", &[Deploy]),
-        // writes to files
-        ("sed -i 's/a/b/' src/lib.rs", &[FileWrite]),
-        ("perl -pi -e 's/a/b/' x.txt", &[FileWrite]),
-        ("cat > src/new.rs <<'EOF'\nfn main() {}\nEOF", &[FileWrite]),
-        ("echo done >> notes.md", &[FileWrite]),
-        ("git apply fix.patch", &[FileWrite]),
-        ("npm test > test.log 2>&1", &[Test, FileWrite]),
+        (
+            &[Lint],
+            &[
+                "cargo clippy -- -D warnings",
+                "go vet ./...",
+                "ruff check .",
+                "eslint src",
+            ],
+        ),
+        (&[Test, Build], &["cargo build && cargo test"]),
+        (
+            &[Commit],
+            &["git commit -m 'Fix parser'", "git -C repo commit -am wip"],
+        ),
+        (
+            &[Commit, Push],
+            &["git add -A && git commit -m x && git push origin main"],
+        ),
+        (
+            &[Push],
+            &[
+                "git push --force-with-lease",
+                "gh pr create --fill",
+                "gh pr merge 12 --squash",
+            ],
+        ),
+        (
+            &[Deploy],
+            &[
+                "kubectl -n prod apply -f deploy.yaml",
+                "helm upgrade --install api ./chart",
+                "terraform apply -auto-approve",
+                "fly deploy",
+                "vercel --prod",
+                "npm publish",
+                "cargo publish",
+                "gcloud run deploy api --source .",
+                "docker push registry/app:1.2",
+            ],
+        ),
+        (
+            &[FileWrite],
+            &[
+                "sed -i 's/a/b/' src/lib.rs",
+                "perl -pi -e 's/a/b/' x.txt",
+                "cat > src/new.rs <<'EOF'\nfn main() {}\nEOF",
+                "echo done >> notes.md",
+                "git apply fix.patch",
+            ],
+        ),
+        (&[Test, FileWrite], &["npm test > test.log 2>&1"]),
     ];
-    for (command, expected) in cases {
-        assert_eq!(classify_command(command), *expected, "{command}");
+    for (expected, commands) in cases {
+        for command in *commands {
+            assert_eq!(classify_command(command), *expected, "{command}");
+        }
     }
 }
 
