@@ -4,6 +4,7 @@
 //! that a rule written once applies to every agent (the adapter is the
 //! anti-corruption layer between a vendor payload and this model).
 
+use crate::actions::TurnActions;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -120,6 +121,11 @@ pub struct Event {
     /// The assistant's text for turn-end kinds (since the last real user
     /// message, truncated to its last `text.max_bytes`).
     pub text: Option<String>,
+    /// What the agent did in the turn (commands with how they ended, edited
+    /// files), for turn-end kinds, read from the agent's transcript; `None`
+    /// when there is no transcript to read (the text alone is judged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actions: Option<TurnActions>,
     /// The agent says the turn goes on because a stop hook blocked it.
     pub stop_hook_active: bool,
     /// How many times the agent has already continued after a hook
@@ -146,6 +152,7 @@ impl Event {
             cwd: None,
             transcript_path: None,
             text: None,
+            actions: None,
             stop_hook_active: false,
             loop_count: None,
             tool: None,

@@ -11,6 +11,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod actions;
 pub mod adapter;
 pub mod builtin;
 pub mod config;

@@ -117,10 +117,11 @@ pub fn isolate_environment(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Transcript reading, every format: the bytes are written to files in
-/// `dir` (as `.jsonl` and, for Gemini, `.json`), then read; the text is
-/// never longer than asked for. The first byte picks the limit.
+/// `dir` (as `.jsonl` and, for Gemini, `.json`), then read, for the text
+/// alone and with the actions; the text is never longer than asked for, and
+/// the actions never more than their cap. The first byte picks the limit.
 pub fn check_transcript(data: &[u8], dir: &Path) {
-    use crate::transcript::{last_turn_text, TranscriptFormat};
+    use crate::transcript::{last_turn, last_turn_text, TranscriptFormat};
     let (max_bytes, body) = match data.split_first() {
         Some((first, rest)) => (usize::from(*first) * 16 + 1, rest),
         None => (4000, data),
@@ -130,15 +131,19 @@ pub fn check_transcript(data: &[u8], dir: &Path) {
     if std::fs::write(&lines, body).is_err() || std::fs::write(&whole, body).is_err() {
         return;
     }
-    for (format, path) in [
-        (TranscriptFormat::ClaudeCode, &lines),
-        (TranscriptFormat::Codex, &lines),
-        (TranscriptFormat::Gemini, &lines),
-        (TranscriptFormat::Gemini, &whole),
-        (TranscriptFormat::Copilot, &lines),
-        (TranscriptFormat::Droid, &lines),
-    ] {
-        if let Ok(Some(text)) = last_turn_text(format, path, max_bytes) {
+    let files = TranscriptFormat::ALL
+        .into_iter()
+        .map(|format| (format, &lines))
+        .chain([(TranscriptFormat::Gemini, &whole)]);
+    for (format, path) in files {
+        let texts = [
+            last_turn_text(format, path, max_bytes).ok().flatten(),
+            last_turn(format, path, max_bytes).ok().and_then(|turn| {
+                assert!(turn.actions.actions.len() <= crate::actions::MAX_ACTIONS);
+                turn.text
+            }),
+        ];
+        for text in texts.into_iter().flatten() {
             assert!(
                 text.len() <= max_bytes,
                 "{format}: {} bytes returned, {max_bytes} asked",

@@ -348,7 +348,12 @@ fn unknown_and_unwirable_agents_are_refused() {
 fn copy_of_guard(sb: &Sandbox, dir: &str) -> std::path::PathBuf {
     let target = sb.dir.path().join(dir).join("guard");
     fs::create_dir_all(target.parent().unwrap()).unwrap();
-    fs::copy(guard_exe(), &target).unwrap();
+    // A hard link, where it can be: a copy is open for writing while it is
+    // made, and a child forked meanwhile by a parallel test would keep that
+    // open and make running the copy fail ("Text file busy").
+    if fs::hard_link(guard_exe(), &target).is_err() {
+        fs::copy(guard_exe(), &target).unwrap();
+    }
     target
 }
 

@@ -374,3 +374,44 @@ fn call_tool_answers_with_the_offered_tool() {
     let reply: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(reply["content"][0]["text"], r#"{"nonce": "abc"}"#);
 }
+
+/// `tools` mixes shell commands and named tool calls, played one per request
+/// in order; a named tool the request does not offer is said so in a text.
+#[test]
+fn named_tool_calls_are_played_in_order() {
+    let calls = [
+        e2e::stub::named_call("Write", json!({"file_path": "/w/a.txt", "content": "x"})),
+        json!("cargo test"),
+    ];
+    let stub = Stub::start("named-calls", &[Turn::calls_then(&calls, "Done.")]);
+    let tools = json!([{"name": "Bash"}, {"name": "Write"}]);
+    let user = json!({"role": "user", "content": "go"});
+    let first = json!({"model": "m", "tools": tools, "messages": [user]});
+    let (_, body) = stub.post("/v1/messages", &first);
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["content"][0]["name"], "Write");
+    assert_eq!(reply["content"][0]["input"]["file_path"], "/w/a.txt");
+
+    let result = |id: &str| json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "ok"}]});
+    let call = |name: &str, id: &str| json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": {}}]});
+    let second = json!({"model": "m", "tools": tools,
+        "messages": [user, call("Write", "t1"), result("t1")]});
+    let (_, body) = stub.post("/v1/messages", &second);
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["content"][0]["name"], "Bash");
+    assert_eq!(reply["content"][0]["input"]["command"], "cargo test");
+
+    let last = json!({"model": "m", "tools": tools, "messages": [
+        user, call("Write", "t1"), result("t1"), call("Bash", "t2"), result("t2")]});
+    let (_, body) = stub.post("/v1/messages", &last);
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["content"][0]["text"], "Done.");
+
+    let no_write = json!({"model": "m", "tools": [{"name": "Bash"}], "messages": [user]});
+    let (_, body) = stub.post("/v1/messages", &no_write);
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert!(reply["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("does not offer tool Write"));
+}

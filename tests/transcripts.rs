@@ -1,14 +1,17 @@
-//! Transcript readers against synthetic transcripts of each agent
-//! (tests/fixtures/transcripts/) and against files that must be refused or
-//! read cheaply: missing, empty, directory, FIFO, device, 100 MB.
+//! Transcript readers against synthetic transcripts of each agent and
+//! recordings of the real CLIs (tests/fixtures/transcripts/), and against
+//! files that must be refused or read cheaply: missing, empty, directory,
+//! FIFO, device, 100 MB. The turn's actions: `transcripts/actions.rs`.
 
 use guard::transcript::{last_turn_text, last_turn_text_with_stats, TranscriptFormat};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use TranscriptFormat::{ClaudeCode, Codex, Gemini};
+use TranscriptFormat::{ClaudeCode, Codex, Copilot, Gemini};
 
+#[path = "transcripts/actions.rs"]
+mod actions;
 #[path = "transcripts/cost.rs"]
 mod cost;
 #[path = "transcripts/refusals.rs"]

@@ -13,8 +13,9 @@
 //!
 //! The first turn whose `when` matches the request is played (a turn without
 //! `when` matches anything). A turn replies with its tool calls first (`tool`
-//! or `tools`: shell commands), one per model request, and then with its
-//! `text` once every call has a result. The choice depends only on the request,
+//! or `tools`: shell commands, or `{"name", "input"}` for any other tool the
+//! request offers), one per model request, and then with its `text` once
+//! every call has a result. The choice depends only on the request,
 //! never on earlier requests, so CLI retries and probes cannot shift it.
 //! `capture` (a regex on the raw body) fills `$1`, `$2`, ... in the text, so the
 //! stub can play an LLM judge that must echo a nonce from its prompt.
@@ -42,9 +43,10 @@ pub struct Turn {
     /// A single shell command to run before answering.
     #[serde(default)]
     pub tool: Option<String>,
-    /// Several shell commands, run one per model request, before answering.
+    /// Several tool calls (shell commands or named tools), one per model
+    /// request, before answering.
     #[serde(default)]
-    pub tools: Vec<String>,
+    pub tools: Vec<ToolCall>,
     /// The final answer of the turn.
     #[serde(default)]
     pub text: Option<String>,
@@ -63,6 +65,24 @@ pub struct Turn {
     /// capture groups (e.g. to echo a judge prompt's nonce).
     #[serde(default)]
     pub capture: Option<String>,
+}
+
+/// One scripted tool call.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ToolCall {
+    /// A shell command, run with the CLI's own shell tool.
+    Shell(String),
+    /// A call of the named tool (e.g. `Write`, `apply_patch`, `write_file`)
+    /// with these arguments; when the request does not offer the tool, the
+    /// stub answers with a text saying so.
+    Named {
+        /// The tool's name, as the request offers it.
+        name: String,
+        /// Its arguments.
+        #[serde(default)]
+        input: serde_json::Value,
+    },
 }
 
 /// Conditions on a request; every field given must hold.
@@ -139,11 +159,26 @@ impl Script {
         if let Some(status) = turn.http_status {
             return (Some(index), Reply::Error(status), turn.delay_ms);
         }
-        let calls: Vec<&String> = turn.tool.iter().chain(turn.tools.iter()).collect();
+        let single = turn
+            .tool
+            .iter()
+            .map(|command| ToolCall::Shell(command.clone()));
+        let calls: Vec<ToolCall> = single.chain(turn.tools.iter().cloned()).collect();
         let answered = conversation::answered_calls_this_turn(view.conversation);
         let text = turn.filled_text(view.raw);
         let reply = match (calls.get(answered), &turn.call_tool) {
-            (Some(command), _) if view.offers_tools => Reply::Shell((*command).clone()),
+            (Some(ToolCall::Shell(command)), _) if view.offers_tools => {
+                Reply::Shell(command.clone())
+            }
+            (Some(ToolCall::Named { name, input }), _) if view.tool_names.contains(name) => {
+                Reply::Tool {
+                    name: name.clone(),
+                    input: input.clone(),
+                }
+            }
+            (Some(ToolCall::Named { name, .. }), _) => Reply::Text(format!(
+                "stub_model: the request does not offer tool {name}"
+            )),
             (None, Some(name)) if answered == calls.len() && view.tool_names.contains(name) => {
                 Reply::Tool {
                     name: name.clone(),

@@ -109,5 +109,16 @@ pub fn classify(command: &str, rules: &ShellRules, ctx: &ShellContext) -> Option
     walker.finish()
 }
 
+/// The ids of every rule that matches some command run by `command`, each
+/// once, in the order first matched. [`classify`] keeps only the strictest
+/// match; this is for rules used as a classification (is this command line a
+/// test run, a commit, a deploy?), where one line may be several things
+/// (`cargo test && git push`). The walk stops early only after a `deny` rule.
+pub fn matching_rule_ids(command: &str, rules: &ShellRules, ctx: &ShellContext) -> Vec<String> {
+    let mut walker = walk::Walker::new(rules, ctx);
+    walker.script(command, 0, &[]);
+    walker.matched_ids()
+}
+
 #[cfg(test)]
 mod tests;

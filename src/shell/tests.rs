@@ -261,3 +261,19 @@ fn self_referencing_variables_stay_bounded() {
     let _ = classify("ssh h `'a=$a $a", &rules(), &ShellContext::default());
     let _ = classify("a=x; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; a=$a$a; echo $a", &rules(), &ShellContext::default());
 }
+
+#[test]
+fn every_matching_rule_is_listed_once_in_order() {
+    let rules: ShellRules = serde_saphyr::from_str(
+        "rules:\n  - {id: test, action: ask, command: [cargo], subcommand: [test], reason: t}\n  - {id: push, action: ask, command: [git], subcommand: [push], reason: p}\n",
+    )
+    .unwrap();
+    let ctx = ShellContext::default();
+    let ids = |command: &str| matching_rule_ids(command, &rules, &ctx);
+    assert_eq!(
+        ids("cargo test && git push; cargo test"),
+        vec!["test", "push"]
+    );
+    assert_eq!(ids("sudo bash -c 'git push origin main'"), vec!["push"]);
+    assert!(ids("echo 'cargo test'").is_empty());
+}

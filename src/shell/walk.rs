@@ -4,7 +4,7 @@
 
 use super::expand::{self, Nested};
 use super::lexer::lex;
-use super::matcher::{matches, Downstream, Unit};
+use super::matcher::{matches, program_matches, Downstream, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
 use super::rules::{ShellRule, ShellRules};
 use super::values;
@@ -27,6 +27,8 @@ pub(crate) struct Walker<'a> {
     commands_left: usize,
     limited: Option<String>,
     best: Option<ShellMatch>,
+    /// Every rule that matched, by id, each once in the order first matched.
+    matched_ids: Vec<String>,
 }
 
 fn clip(text: &str) -> String {
@@ -47,7 +49,13 @@ impl<'a> Walker<'a> {
             commands_left: MAX_COMMANDS,
             limited: None,
             best: None,
+            matched_ids: Vec::new(),
         }
+    }
+
+    /// The ids of every rule that matched, each once, in the order first matched.
+    pub(crate) fn matched_ids(self) -> Vec<String> {
+        self.matched_ids
     }
 
     /// The strictest match; when nothing matched but a budget ran out, an
@@ -79,6 +87,9 @@ impl<'a> Walker<'a> {
     }
 
     fn record(&mut self, rule: &ShellRule, segment: &str) {
+        if !self.matched_ids.contains(&rule.id) {
+            self.matched_ids.push(rule.id.clone());
+        }
         let stricter = self
             .best
             .as_ref()
@@ -286,6 +297,16 @@ impl<'a> Walker<'a> {
         };
         let value_options = self.rules.value_options(&inv.program);
         for rule in self.rules.rules.iter().filter(|r| !r.is_text_rule()) {
+            // A rule for other programs is passed over before its regexes
+            // are compiled (most rules name their programs).
+            let for_other_programs = !rule.command.is_empty()
+                && !rule
+                    .command
+                    .iter()
+                    .any(|p| program_matches(p, &inv.program));
+            if for_other_programs {
+                continue;
+            }
             if let Ok(compiled) = rule.compiled() {
                 if matches(rule, compiled, &unit, value_options, &self.ctx) {
                     self.record(rule, segment);

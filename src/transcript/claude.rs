@@ -13,10 +13,34 @@
 //! `queue-operation`, `file-history-snapshot`, `last-prompt`, …) are ignored.
 //! Checked against a recording of the real Claude Code 2.1.197, where Stop-hook
 //! feedback is an `isMeta` user line (tests/fixtures/transcripts/claude-2.1.197-real-*).
+//!
+//! Actions: `tool_use` blocks of the shell tool (`Bash`, input `command`) and
+//! of the edit tools (`Write`, `Edit`, `MultiEdit`: `file_path`;
+//! `NotebookEdit`: `notebook_path`), paired by id with the `tool_result`
+//! block of a later user line. The transcript has no exit status for a
+//! command that succeeded (`is_error: false`); a failed one is
+//! `is_error: true` with content `Exit code N`. Any other error result means
+//! the tool did not run (a hook's or a permission's refusal, or the tool's
+//! own `<tool_use_error>`), except an interruption (outcome unknown). A
+//! command started with `run_in_background` has an unknown outcome.
+//! (Layout checked on Claude Code 2.1.197 and 2.1.332:
+//! tests/fixtures/transcripts/claude-*-real-actions.jsonl.)
 
-use super::turn::{Flow, TurnText};
+use super::collect::{code_after, ToolResult};
+use super::turn::{Flow, Turn};
 use super::RecordScanner;
+use crate::actions::Outcome;
 use serde_json::Value;
+
+/// The shell tool.
+const SHELL_TOOLS: &[&str] = &["Bash"];
+/// Edit tools and the input field that names their file.
+const EDIT_TOOLS: &[(&str, &str)] = &[
+    ("Write", "file_path"),
+    ("Edit", "file_path"),
+    ("MultiEdit", "file_path"),
+    ("NotebookEdit", "notebook_path"),
+];
 
 /// Text prefixes of user lines that the agent or a hook injected.
 const INJECTED_USER_PREFIXES: &[&str] = &[
@@ -38,7 +62,7 @@ const INJECTED_USER_PREFIXES: &[&str] = &[
 pub(crate) struct ClaudeScanner;
 
 impl RecordScanner for ClaudeScanner {
-    fn scan(&mut self, record: &Value, turn: &mut TurnText) -> Flow {
+    fn scan(&mut self, record: &Value, turn: &mut Turn) -> Flow {
         if flag(record, "isSidechain") || flag(record, "isMeta") {
             return Flow::Continue;
         }
@@ -46,10 +70,15 @@ impl RecordScanner for ClaudeScanner {
             Some("assistant") => {
                 if !flag(record, "isApiErrorMessage") {
                     take_assistant_text(record, turn);
+                    take_tool_calls(record, turn);
                 }
                 Flow::Continue
             }
             Some("user") if is_real_user_message(record) => Flow::Stop,
+            Some("user") => {
+                take_tool_results(record, turn);
+                Flow::Continue
+            }
             _ => Flow::Continue,
         }
     }
@@ -59,22 +88,114 @@ fn flag(record: &Value, name: &str) -> bool {
     record.get(name).and_then(Value::as_bool).unwrap_or(false)
 }
 
-fn take_assistant_text(record: &Value, turn: &mut TurnText) {
+fn take_assistant_text(record: &Value, turn: &mut Turn) {
     let Some(message) = record.get("message") else {
         return;
     };
     let message_key = message.get("id").and_then(Value::as_str);
     match message.get("content") {
-        Some(Value::String(text)) => turn.add_record(message_key, std::iter::once(text.as_str())),
+        Some(Value::String(text)) => turn.add_text(message_key, std::iter::once(text.as_str())),
         Some(Value::Array(blocks)) => {
             let texts: Vec<&str> = blocks
                 .iter()
                 .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
                 .filter_map(|block| block.get("text").and_then(Value::as_str))
                 .collect();
-            turn.add_record(message_key, texts.into_iter());
+            turn.add_text(message_key, texts.into_iter());
         }
         _ => {}
+    }
+}
+
+fn content_blocks(record: &Value) -> &[Value] {
+    record
+        .get("message")
+        .and_then(|message| message.get("content"))
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The shell and edit `tool_use` blocks, newest first.
+fn take_tool_calls(record: &Value, turn: &mut Turn) {
+    for block in content_blocks(record).iter().rev() {
+        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+            continue;
+        }
+        let id = block.get("id").and_then(Value::as_str);
+        let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+        let input = block.get("input");
+        let field = |key: &str| input.and_then(|i| i.get(key)).and_then(Value::as_str);
+        if SHELL_TOOLS.contains(&name) {
+            let Some(command) = field("command") else {
+                continue;
+            };
+            let background = input
+                .and_then(|i| i.get("run_in_background"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            if background {
+                // Its result only says that it started.
+                if let Some(id) = id {
+                    turn.actions.forget_result(id);
+                }
+            }
+            turn.actions.command(id, name, command, None);
+        } else if let Some((_, key)) = EDIT_TOOLS.iter().find(|(tool, _)| *tool == name) {
+            if let Some(path) = field(key) {
+                turn.actions.edit(id, name, &[path.to_owned()], None);
+            }
+        }
+    }
+}
+
+/// The `tool_result` blocks of a user line.
+fn take_tool_results(record: &Value, turn: &mut Turn) {
+    for block in content_blocks(record) {
+        if block.get("type").and_then(Value::as_str) != Some("tool_result") {
+            continue;
+        }
+        let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+            continue;
+        };
+        let is_error = block.get("is_error").and_then(Value::as_bool);
+        let result = tool_result(
+            is_error,
+            first_text(block.get("content")),
+            turn.is_partial(),
+        );
+        turn.actions.result(id, result);
+    }
+}
+
+/// The outcome of a `tool_result`; `partial` when the line was cut (its
+/// `is_error`, which follows the content, is then missing).
+fn tool_result(is_error: Option<bool>, content: &str, partial: bool) -> ToolResult {
+    let head = crate::actions::head(content.trim_start(), 200);
+    let status_line = head.strip_prefix("Error: ").unwrap_or(head);
+    if status_line.starts_with("Exit code") {
+        if let Some(code) = code_after(status_line, "Exit code") {
+            return ToolResult::exited(code);
+        }
+    }
+    match is_error {
+        Some(false) => ToolResult::of(Outcome::Succeeded),
+        None if !partial => ToolResult::of(Outcome::Succeeded),
+        None => ToolResult::of(Outcome::Unknown),
+        Some(true) if head.contains("interrupted") => ToolResult::of(Outcome::Unknown),
+        Some(true) if head.contains("timed out") => ToolResult::of(Outcome::Failed),
+        Some(true) => ToolResult::of(Outcome::NotRun),
+    }
+}
+
+/// The first text of a `tool_result` content: a string or a list of blocks.
+fn first_text(content: Option<&Value>) -> &str {
+    match content {
+        Some(Value::String(text)) => text,
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .find_map(|block| block.get("text").and_then(Value::as_str))
+            .unwrap_or(""),
+        _ => "",
     }
 }
 
@@ -125,9 +246,9 @@ mod tests {
     use serde_json::json;
 
     fn scan(record: Value) -> (Flow, Option<String>) {
-        let mut turn = TurnText::default();
+        let mut turn = Turn::default();
         let flow = ClaudeScanner.scan(&record, &mut turn);
-        (flow, turn.into_text(10_000))
+        (flow, turn.text.into_text(10_000))
     }
 
     #[test]
@@ -181,5 +302,94 @@ mod tests {
         assert_eq!(scan(sidechain).1, None);
         let api_error = json!({"type": "assistant", "isApiErrorMessage": true, "message": {"content": [{"type": "text", "text": "API Error"}]}});
         assert_eq!(scan(api_error).1, None);
+    }
+
+    fn actions(records: &[Value]) -> Vec<String> {
+        let (_, turn) = super::super::scan_newest_first(&mut ClaudeScanner, records);
+        let actions = turn.actions.finish(true);
+        actions
+            .actions
+            .iter()
+            .map(|action| serde_json::to_string(action).unwrap())
+            .collect()
+    }
+
+    fn tool_use(id: &str, name: &str, input: Value) -> Value {
+        json!({"type": "assistant", "message": {"id": format!("m{id}"), "content": [
+            {"type": "tool_use", "id": id, "name": name, "input": input}]}})
+    }
+
+    fn tool_result(id: &str, content: &str, is_error: Option<bool>) -> Value {
+        let mut block = json!({"type": "tool_result", "tool_use_id": id, "content": content});
+        if let Some(is_error) = is_error {
+            block["is_error"] = json!(is_error);
+        }
+        json!({"type": "user", "toolUseResult": {}, "message": {"content": [block]}})
+    }
+
+    #[test]
+    fn commands_and_edits_pair_with_their_results() {
+        let records = [
+            tool_use(
+                "t1",
+                "Edit",
+                json!({"file_path": "/w/src/a.rs", "old_string": "a", "new_string": "b"}),
+            ),
+            tool_result("t1", "The file /w/src/a.rs has been updated.", None),
+            tool_use("t2", "Bash", json!({"command": "cargo test"})),
+            tool_result("t2", "Exit code 101\ntest failed", Some(true)),
+            tool_use("t3", "Bash", json!({"command": "git push"})),
+            tool_result("t3", "Blocked by policy", Some(true)),
+            tool_use(
+                "t4",
+                "Bash",
+                json!({"command": "npm run dev", "run_in_background": true}),
+            ),
+            tool_result(
+                "t4",
+                "Command running in background with ID: b1",
+                Some(false),
+            ),
+            tool_use("t5", "Read", json!({"file_path": "/w/README.md"})),
+            tool_use(
+                "t6",
+                "Write",
+                json!({"file_path": "/w/new.rs", "content": "x"}),
+            ),
+            tool_result(
+                "t6",
+                "<tool_use_error>File has not been read yet.</tool_use_error>",
+                Some(true),
+            ),
+            tool_use("t7", "Bash", json!({"command": "echo ok"})),
+            tool_result("t7", "ok", Some(false)),
+        ];
+        assert_eq!(
+            actions(&records),
+            vec![
+                r#"{"type":"edit","path":"/w/src/a.rs","tool":"Edit","outcome":"succeeded"}"#,
+                r#"{"type":"command","command":"cargo test","tool":"Bash","outcome":"failed","exit_code":101,"kinds":["test"]}"#,
+                r#"{"type":"command","command":"git push","tool":"Bash","outcome":"not_run","kinds":["push"]}"#,
+                r#"{"type":"command","command":"npm run dev","tool":"Bash","outcome":"unknown"}"#,
+                r#"{"type":"edit","path":"/w/new.rs","tool":"Write","outcome":"not_run"}"#,
+                r#"{"type":"command","command":"echo ok","tool":"Bash","outcome":"succeeded"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cut_result_tells_only_what_its_start_says() {
+        assert_eq!(
+            super::tool_result(None, "Exit code 2\nmore", true),
+            ToolResult::exited(2)
+        );
+        assert_eq!(
+            super::tool_result(None, "lots of output", true).outcome,
+            Outcome::Unknown
+        );
+        assert_eq!(
+            super::tool_result(None, "ok", false).outcome,
+            Outcome::Succeeded
+        );
     }
 }

@@ -10,8 +10,10 @@
 //! AGENTS.md instructions) and Stop-hook feedback (`<hook_prompt …>`) are not;
 //! `developer` messages are skipped. Checked against a recording of the real
 //! Codex CLI 0.171.0 (tests/fixtures/transcripts/codex-0.171-real-*).
+//! Commands and edits: see `codex_actions`.
 
-use super::turn::{Flow, TurnText};
+use super::codex_actions;
+use super::turn::{Flow, Turn};
 use super::RecordScanner;
 use serde_json::Value;
 
@@ -33,14 +35,16 @@ const INJECTED_USER_PREFIXES: &[&str] = &[
 pub(crate) struct CodexScanner;
 
 impl RecordScanner for CodexScanner {
-    fn scan(&mut self, record: &Value, turn: &mut TurnText) -> Flow {
+    fn scan(&mut self, record: &Value, turn: &mut Turn) -> Flow {
         if record.get("type").and_then(Value::as_str) != Some("response_item") {
+            codex_actions::scan(record, turn);
             return Flow::Continue;
         }
         let Some(payload) = record.get("payload") else {
             return Flow::Continue;
         };
         if payload.get("type").and_then(Value::as_str) != Some("message") {
+            codex_actions::scan(record, turn);
             return Flow::Continue;
         }
         let items = payload.get("content").and_then(Value::as_array);
@@ -58,7 +62,7 @@ impl RecordScanner for CodexScanner {
         };
         match payload.get("role").and_then(Value::as_str) {
             Some("assistant") => {
-                turn.add_record(None, texts_of(&["output_text", "text"]).into_iter());
+                turn.add_text(None, texts_of(&["output_text", "text"]).into_iter());
                 Flow::Continue
             }
             Some("user")
@@ -93,9 +97,9 @@ mod tests {
     }
 
     fn scan(record: Value) -> (Flow, Option<String>) {
-        let mut turn = TurnText::default();
+        let mut turn = Turn::default();
         let flow = CodexScanner.scan(&record, &mut turn);
-        (flow, turn.into_text(10_000))
+        (flow, turn.text.into_text(10_000))
     }
 
     #[test]

@@ -1,22 +1,30 @@
 //! GitHub Copilot CLI session events
 //! (`~/.copilot/session-state/<session>/events.jsonl`, the `transcriptPath`
-//! of its hook payloads).
+//! of its `agentStop` hook).
 //!
-//! One event per line, `{type, data, id, parentId, timestamp}`:
-//! `user.message` (`data.content`, the text as typed), `assistant.message`
-//! (`data.content`, the model's text, empty when it only calls tools, and
-//! `data.messageId`), `tool.execution_*`, `hook.start` / `hook.end`
-//! (`data.hookType`), `assistant.turn_*`, `session.*`. agentStop payloads
-//! carry no text, so this file is where guard reads the turn.
+//! Each line is an event `{type, data, id, timestamp, parentId}`:
+//! - `user.message` (`data.content`): the user's prompt; one with a
+//!   `data.source` was injected (a skill, another agent) and is not;
+//! - `assistant.message` (`data.content`, `data.messageId`): the reply text;
+//! - `tool.execution_start` (`toolCallId`, `toolName`, `arguments`) and
+//!   `tool.execution_complete` (`toolCallId`, `success`, `error.code`:
+//!   `denied` when a hook or a rule refused it, `shellExecution.exitCode`,
+//!   `fileEdits[].path`);
+//! - `hook.start` / `hook.end` (`hookType`, `output`), and many more
+//!   (`session.*`, `assistant.turn_*`, usage records) that are skipped.
 //!
-//! A blocking agentStop hook's reason is recorded as a plain `user.message`
-//! right after the `hook.end` of that agentStop (or subagentStop) hook,
-//! whose `data.output.decision` is `block` (only the records of the prompt
-//! hooks that the message itself fired, `userPromptSubmitted`, come
-//! between): such a message is hook feedback, neither the turn's start nor
-//! text. Records are read newest first, so a `user.message` is only known to
-//! start the turn when the records before it are read. (Layout checked against the
-//! real Copilot CLI 1.0.102: tests/fixtures/transcripts/copilot-1.0.102-real-*.)
+//! When an `agentStop` hook blocks, Copilot records the hook's `hook.end`
+//! (`output.decision: "block"`) and then the reason as a plain
+//! `user.message`: a user message right after a blocking stop hook is that
+//! feedback, which neither starts the turn nor adds text. Shell tools:
+//! `bash`, `powershell` (`arguments.command`; `mode: "async"` or `detach`
+//! runs in the background, outcome unknown); edit tools: `create`, `edit`,
+//! and any tool whose completion lists `fileEdits`. Layout checked on the
+//! real Copilot CLI 1.0.102 (BYOK, offline against the stub model;
+//! tests/fixtures/transcripts/copilot-1.0.102-real-actions.jsonl). Only the
+//! records of the prompt hooks the feedback itself fired
+//! (`userPromptSubmitted`) may come between the blocking hook and its
+//! feedback.
 //!
 //! Copilot writes this file about 100 ms behind: when an agentStop hook
 //! starts, the turn's last records are not in it yet. They are once the
@@ -24,11 +32,18 @@
 //! the payload, so its `timestamp` is the payload's), which
 //! [`writer_caught_up`] looks for.
 
-use super::turn::{Flow, TurnText};
+use super::collect::{code_after, ToolResult};
+use super::turn::{Flow, Turn};
 use super::RecordScanner;
+use crate::actions::Outcome;
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+
+/// Shell tools.
+const SHELL_TOOLS: &[&str] = &["bash", "powershell"];
+/// Edit tools and the argument that names their file.
+const EDIT_TOOLS: &[(&str, &str)] = &[("create", "path"), ("edit", "path"), ("write", "path")];
 
 /// How much of the file's end is read to find its last record.
 const TAIL_BYTES: u64 = 64 * 1024;
@@ -66,38 +81,53 @@ pub(crate) fn writer_caught_up(path: &Path, payload: &Value) -> bool {
         })
 }
 
-/// Reads Copilot CLI session events, newest first.
+/// Reads Copilot CLI events, newest first.
 #[derive(Debug, Default)]
 pub(crate) struct CopilotScanner {
-    /// A `user.message` was read and the records before it do not yet tell
-    /// whether it was hook feedback.
-    pending_user: bool,
+    /// A prompt was just seen: the turn's start, unless the next (older)
+    /// event is the stop hook whose feedback it is.
+    pending_prompt: bool,
 }
 
 impl RecordScanner for CopilotScanner {
-    fn scan(&mut self, record: &Value, turn: &mut TurnText) -> Flow {
-        if self.pending_user {
-            if is_prompt_hook_record(record) {
+    fn scan(&mut self, record: &Value, turn: &mut Turn) -> Flow {
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+        let data = record.get("data").unwrap_or(&Value::Null);
+        if self.pending_prompt && is_prompt_hook_record(kind, data) {
+            // The feedback's own prompt hook: look further back.
+            return Flow::Continue;
+        }
+        if std::mem::take(&mut self.pending_prompt) {
+            if is_blocking_stop_hook(kind, data) {
                 return Flow::Continue;
             }
-            if !is_blocking_turn_end_hook_end(record) {
-                return Flow::Stop;
-            }
-            self.pending_user = false;
+            return Flow::Stop;
         }
-        let data = record.get("data");
-        let text = |key: &str| data.and_then(|d| d.get(key)).and_then(Value::as_str);
-        match record.get("type").and_then(Value::as_str) {
-            Some("assistant.message") => {
-                if let Some(content) = text("content") {
-                    turn.add_record(text("messageId"), std::iter::once(content));
+        match kind {
+            "assistant.message" => {
+                let key = text(data, "messageId");
+                turn.add_text(key, text(data, "content").into_iter());
+            }
+            "user.message" => self.pending_prompt = is_typed_prompt(data),
+            "tool.execution_complete" => {
+                if let Some(id) = text(data, "toolCallId") {
+                    turn.actions.result(id, completion(data));
                 }
             }
-            Some("user.message") => self.pending_user = true,
+            "tool.execution_start" => take_call(data, turn),
             _ => {}
         }
         Flow::Continue
     }
+}
+
+fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn is_typed_prompt(data: &Value) -> bool {
+    let typed = text(data, "content").is_some_and(|content| !content.trim().is_empty());
+    typed && text(data, "source").is_none_or(str::is_empty)
 }
 
 fn hook_type(record: &Value) -> Option<&str> {
@@ -108,22 +138,86 @@ fn hook_type(record: &Value) -> Option<&str> {
 }
 
 /// A `hook.start` or `hook.end` of a hook that a user message fires.
-fn is_prompt_hook_record(record: &Value) -> bool {
-    let kind = record.get("type").and_then(Value::as_str);
-    matches!(kind, Some("hook.start" | "hook.end"))
-        && hook_type(record).is_some_and(|t| t.starts_with("userPrompt"))
+fn is_prompt_hook_record(kind: &str, data: &Value) -> bool {
+    matches!(kind, "hook.start" | "hook.end")
+        && text(data, "hookType").is_some_and(|t| t.starts_with("userPrompt"))
 }
 
-/// The `hook.end` of a turn-end hook that blocked (`output.decision: block`).
-fn is_blocking_turn_end_hook_end(record: &Value) -> bool {
-    let decision = record
-        .get("data")
-        .and_then(|d| d.get("output"))
-        .and_then(|o| o.get("decision"))
-        .and_then(Value::as_str);
-    record.get("type").and_then(Value::as_str) == Some("hook.end")
-        && matches!(hook_type(record), Some("agentStop" | "subagentStop"))
-        && decision == Some("block")
+fn is_blocking_stop_hook(kind: &str, data: &Value) -> bool {
+    kind == "hook.end"
+        && matches!(text(data, "hookType"), Some("agentStop" | "subagentStop"))
+        && data
+            .get("output")
+            .and_then(|output| text(output, "decision"))
+            == Some("block")
+}
+
+fn take_call(data: &Value, turn: &mut Turn) {
+    let id = text(data, "toolCallId");
+    let name = text(data, "toolName").unwrap_or("");
+    let arguments = data.get("arguments").unwrap_or(&Value::Null);
+    if SHELL_TOOLS.contains(&name) {
+        let Some(command) = text(arguments, "command") else {
+            return;
+        };
+        let background = text(arguments, "mode") == Some("async")
+            || arguments.get("detach").and_then(Value::as_bool) == Some(true);
+        if background {
+            if let Some(id) = id {
+                turn.actions.forget_result(id);
+            }
+        }
+        turn.actions.command(id, name, command, None);
+        return;
+    }
+    let named_path = EDIT_TOOLS
+        .iter()
+        .find(|(tool, _)| *tool == name)
+        .and_then(|(_, key)| text(arguments, key));
+    let reported = id.is_some_and(|id| turn.actions.has_changed_files(id));
+    if named_path.is_some() || reported {
+        let paths: Vec<String> = named_path.map(str::to_owned).into_iter().collect();
+        turn.actions.edit(id, name, &paths, None);
+    }
+}
+
+/// What a `tool.execution_complete` says.
+fn completion(data: &Value) -> ToolResult {
+    let error = data.get("error");
+    let denied = error.is_some_and(|e| {
+        text(e, "code") == Some("denied")
+            || text(e, "message").is_some_and(|m| m.starts_with("Denied by"))
+    });
+    let mut result = if denied {
+        ToolResult::of(Outcome::NotRun)
+    } else if let Some(code) = data
+        .pointer("/shellExecution/exitCode")
+        .and_then(Value::as_i64)
+    {
+        ToolResult::exited(code as i32)
+    } else if let Some(code) = data
+        .pointer("/result/content")
+        .and_then(Value::as_str)
+        .and_then(|content| {
+            let at = content.rfind("completed with exit code")?;
+            code_after(&content[at..], "exit code")
+        })
+    {
+        ToolResult::exited(code)
+    } else {
+        match data.get("success").and_then(Value::as_bool) {
+            Some(true) => ToolResult::of(Outcome::Succeeded),
+            Some(false) => ToolResult::of(Outcome::Failed),
+            None => ToolResult::of(Outcome::Unknown),
+        }
+    };
+    let edits = data.get("fileEdits").and_then(Value::as_array);
+    result.paths = edits
+        .into_iter()
+        .flatten()
+        .filter_map(|edit| text(edit, "path").map(str::to_owned))
+        .collect();
+    result
 }
 
 #[cfg(test)]
@@ -131,18 +225,94 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// Feeds `records` newest first, as the reader does, up to the turn start.
-    fn read(records: &[Value]) -> (Vec<Flow>, Option<String>) {
-        let mut scanner = CopilotScanner::default();
-        let mut turn = TurnText::default();
-        let mut flows = Vec::new();
-        for record in records.iter().rev() {
-            flows.push(scanner.scan(record, &mut turn));
-            if flows.last() == Some(&Flow::Stop) {
-                break;
-            }
-        }
-        (flows, turn.into_text(10_000))
+    /// Events written one a line: the `type`, then the `data` as JSON.
+    fn events(lines: &str) -> Vec<Value> {
+        lines
+            .lines()
+            .map(|line| {
+                let (kind, data) = line.trim().split_once(' ').unwrap();
+                let data: Value = serde_json::from_str(data).unwrap();
+                json!({"type": kind, "data": data, "id": "e", "timestamp": "2026-12-03T18:43:34.577Z"})
+            })
+            .collect()
+    }
+
+    fn read(events: &[Value]) -> (Flow, Option<String>, Vec<String>) {
+        let (flow, turn) = super::super::scan_newest_first(&mut CopilotScanner::default(), events);
+        let actions = turn.actions.finish(true);
+        let summary = actions
+            .actions
+            .iter()
+            .map(|a| serde_json::to_string(a).unwrap())
+            .collect();
+        (flow, turn.text.into_text(1000), summary)
+    }
+
+    #[test]
+    fn a_turn_reads_back_to_its_prompt_across_hook_feedback() {
+        let events = events(
+            r#"user.message {"content": "old prompt"}
+            assistant.message {"messageId": "m0", "content": "OLD TURN"}
+            user.message {"content": "run it", "delivery": "idle"}
+            tool.execution_start {"toolCallId": "c1", "toolName": "bash", "arguments": {"command": "cargo test", "description": "test"}}
+            tool.execution_complete {"toolCallId": "c1", "success": true, "shellExecution": {"exitCode": 101}, "result": {"content": "failed"}}
+            assistant.message {"messageId": "m1", "content": "Tests fail."}
+            hook.end {"hookType": "agentStop", "success": true, "output": {"decision": "block", "reason": "say more"}}
+            user.message {"content": "say more", "delivery": "queued"}
+            assistant.message {"messageId": "m2", "content": "One test fails."}"#,
+        );
+        let (flow, text, actions) = read(&events);
+        assert_eq!(flow, Flow::Stop);
+        assert_eq!(text.as_deref(), Some("Tests fail.\n\nOne test fails."));
+        assert_eq!(
+            actions,
+            vec![
+                r#"{"type":"command","command":"cargo test","tool":"bash","outcome":"failed","exit_code":101,"kinds":["test"]}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn refusals_edits_and_background_commands() {
+        let events = events(
+            r#"user.message {"content": "go"}
+            tool.execution_start {"toolCallId": "c1", "toolName": "create", "arguments": {"path": "/w/a.txt", "file_text": "x"}}
+            tool.execution_complete {"toolCallId": "c1", "success": true, "fileEdits": [{"path": "/w/a.txt", "kind": "create"}]}
+            tool.execution_start {"toolCallId": "c2", "toolName": "apply_patch", "arguments": {"input": "*** Begin Patch"}}
+            tool.execution_complete {"toolCallId": "c2", "success": true, "fileEdits": [{"path": "/w/b.rs", "kind": "edit"}]}
+            tool.execution_start {"toolCallId": "c3", "toolName": "bash", "arguments": {"command": "git push"}}
+            tool.execution_complete {"toolCallId": "c3", "success": false, "error": {"message": "Denied by preToolUse hook: no", "code": "denied"}}
+            tool.execution_start {"toolCallId": "c4", "toolName": "bash", "arguments": {"command": "npm run dev", "mode": "async"}}
+            tool.execution_complete {"toolCallId": "c4", "success": true, "result": {"content": "<shellId: 1 started>"}}
+            tool.execution_start {"toolCallId": "c5", "toolName": "edit", "arguments": {"path": "/w/a.txt", "old_str": "q", "new_str": "r"}}
+            tool.execution_complete {"toolCallId": "c5", "success": false, "error": {"message": "No match found", "code": "failure"}}
+            tool.execution_start {"toolCallId": "c6", "toolName": "view", "arguments": {"path": "/w/a.txt"}}"#,
+        );
+        let (_, _, actions) = read(&events);
+        assert_eq!(
+            actions,
+            vec![
+                r#"{"type":"edit","path":"/w/a.txt","tool":"create","outcome":"succeeded"}"#,
+                r#"{"type":"edit","path":"/w/b.rs","tool":"apply_patch","outcome":"succeeded"}"#,
+                r#"{"type":"command","command":"git push","tool":"bash","outcome":"not_run","kinds":["push"]}"#,
+                r#"{"type":"command","command":"npm run dev","tool":"bash","outcome":"unknown"}"#,
+                r#"{"type":"edit","path":"/w/a.txt","tool":"edit","outcome":"failed"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn injected_messages_are_not_prompts() {
+        let events = events(
+            r#"session.start {"sessionId": "s", "copilotVersion": "1.0.102"}
+            user.message {"content": "real prompt"}
+            assistant.message {"messageId": "m1", "content": "First."}
+            user.message {"content": "skill text", "source": "skill-pdf"}
+            assistant.message {"messageId": "m2", "content": "Second."}"#,
+        );
+        let (flow, text, _) = read(&events);
+        assert_eq!(flow, Flow::Stop);
+        assert_eq!(text.as_deref(), Some("First.\n\nSecond."));
     }
 
     fn user(id: &str, text: &str) -> Value {
@@ -153,33 +323,21 @@ mod tests {
         json!({"type": "assistant.message", "id": id, "data": {"messageId": id, "content": text}})
     }
 
-    fn hook_end(hook_type: &str, output: Value) -> Value {
-        json!({"type": "hook.end", "data": {"hookType": hook_type, "success": true, "output": output}})
-    }
-
-    fn block() -> Value {
-        json!({"decision": "block", "reason": "verify first"})
-    }
-
     #[test]
-    fn the_turn_runs_from_the_typed_prompt_through_hook_feedback() {
-        let records = [
-            user("u0", "older prompt"),
-            assistant("a0", "OLD TURN"),
-            hook_end("agentStop", Value::Null),
-            user("u1", "fix it"),
-            assistant("a1", ""),
-            json!({"type": "tool.execution_complete", "id": "t", "data": {"success": true}}),
-            assistant("a2", "Fixed. Pushing now."),
-            hook_end("agentStop", block()),
-            json!({"type": "hook.start", "data": {"hookType": "userPromptSubmitted"}}),
-            hook_end("userPromptSubmitted", Value::Null),
-            user("u2", "guard: verify first"),
-            assistant("a3", "Tests pass."),
-        ];
-        let (flows, text) = read(&records);
+    fn the_feedbacks_own_prompt_hooks_come_between_the_block_and_the_feedback() {
+        let events = events(
+            r#"assistant.message {"messageId": "a1", "content": "OLD TURN"}
+            user.message {"content": "fix it"}
+            assistant.message {"messageId": "a2", "content": "Fixed. Pushing now."}
+            hook.end {"hookType": "agentStop", "success": true, "output": {"decision": "block", "reason": "verify first"}}
+            hook.start {"hookType": "userPromptSubmitted"}
+            hook.end {"hookType": "userPromptSubmitted"}
+            user.message {"content": "guard: verify first"}
+            assistant.message {"messageId": "a3", "content": "Tests pass."}"#,
+        );
+        let (flow, text, _) = read(&events);
+        assert_eq!(flow, Flow::Stop);
         assert_eq!(text.as_deref(), Some("Fixed. Pushing now.\n\nTests pass."));
-        assert_eq!(flows.last(), Some(&Flow::Stop), "{flows:?}");
     }
 
     #[test]
@@ -211,14 +369,4 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    #[test]
-    fn a_user_message_after_another_hook_starts_the_turn() {
-        let records = [
-            assistant("a0", "OLD TURN"),
-            hook_end("preToolUse", block()),
-            user("u1", "new prompt"),
-            assistant("a1", "Answer."),
-        ];
-        assert_eq!(read(&records).1.as_deref(), Some("Answer."));
-    }
 }

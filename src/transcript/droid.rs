@@ -19,7 +19,7 @@
 //! before it is read. (Layout checked against the real droid 0.225:
 //! tests/fixtures/transcripts/droid-0.225.1-real-*.)
 
-use super::turn::{Flow, TurnText};
+use super::turn::{Flow, Turn};
 use super::RecordScanner;
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ pub(crate) struct DroidScanner {
 }
 
 impl RecordScanner for DroidScanner {
-    fn scan(&mut self, record: &Value, turn: &mut TurnText) -> Flow {
+    fn scan(&mut self, record: &Value, turn: &mut Turn) -> Flow {
         if let Some(parent) = self.pending_user.take() {
             if hook_event(record) == Some("UserPromptSubmit") {
                 // The message's own prompt hook: look further back.
@@ -63,7 +63,7 @@ impl RecordScanner for DroidScanner {
         match message.get("role").and_then(Value::as_str) {
             Some("assistant") => {
                 let key = record.get("id").and_then(Value::as_str);
-                turn.add_record(key, texts().collect::<Vec<_>>().into_iter());
+                turn.add_text(key, texts().collect::<Vec<_>>().into_iter());
             }
             Some("user") if is_typed(message, blocks) => {
                 let parent = record.get("parentId").and_then(Value::as_str);
@@ -137,13 +137,13 @@ mod tests {
 
     fn read(records: &[Value]) -> Option<String> {
         let mut scanner = DroidScanner::default();
-        let mut turn = TurnText::default();
+        let mut turn = Turn::default();
         for record in records.iter().rev() {
             if scanner.scan(record, &mut turn) == Flow::Stop {
                 break;
             }
         }
-        turn.into_text(10_000)
+        turn.text.into_text(10_000)
     }
 
     fn message(id: &str, parent: &str, role: &str, content: Value) -> Value {

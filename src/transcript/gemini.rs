@@ -20,8 +20,10 @@
 //! (`session-*.json`, `{…, "messages": […]}`); its messages are fed to the same
 //! scanner by the driver. (Layout checked against a recording made by the
 //! real Gemini CLI 0.61.0: tests/fixtures/transcripts/gemini-0.61-real-*.)
+//! Commands and edits: see `gemini_actions`.
 
-use super::turn::{Flow, TurnText};
+use super::gemini_actions;
+use super::turn::{Flow, Turn};
 use super::RecordScanner;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -36,7 +38,7 @@ pub(crate) struct GeminiScanner {
 }
 
 impl RecordScanner for GeminiScanner {
-    fn scan(&mut self, record: &Value, turn: &mut TurnText) -> Flow {
+    fn scan(&mut self, record: &Value, turn: &mut Turn) -> Flow {
         if let Some(target) = record.get("$rewindTo").and_then(Value::as_str) {
             if self.rewinding_to.is_none() {
                 self.rewinding_to = Some(target.to_owned());
@@ -61,7 +63,7 @@ impl RecordScanner for GeminiScanner {
 }
 
 impl GeminiScanner {
-    fn scan_message(&mut self, record: &Value, turn: &mut TurnText) -> Flow {
+    fn scan_message(&mut self, record: &Value, turn: &mut Turn) -> Flow {
         let Some(id) = record.get("id").and_then(Value::as_str) else {
             return Flow::Continue;
         };
@@ -78,10 +80,15 @@ impl GeminiScanner {
         let content = record.get("content");
         match record.get("type").and_then(Value::as_str) {
             Some("gemini") => {
-                turn.add_record(Some(id), reply_texts(content).into_iter());
+                turn.add_text(Some(id), reply_texts(content).into_iter());
+                gemini_actions::take_calls(record, turn);
                 Flow::Continue
             }
             Some("user") if is_typed_prompt(content) => Flow::Stop,
+            Some("user") => {
+                gemini_actions::take_responses(content, turn);
+                Flow::Continue
+            }
             _ => Flow::Continue,
         }
     }
@@ -142,16 +149,8 @@ mod tests {
 
     /// Feeds records given oldest first, newest first to the scanner.
     fn scan_all(records: &[Value]) -> (Flow, Option<String>) {
-        let mut scanner = GeminiScanner::default();
-        let mut turn = TurnText::default();
-        let mut flow = Flow::Continue;
-        for record in records.iter().rev() {
-            flow = scanner.scan(record, &mut turn);
-            if flow == Flow::Stop {
-                break;
-            }
-        }
-        (flow, turn.into_text(10_000))
+        let (flow, turn) = super::super::scan_newest_first(&mut GeminiScanner::default(), records);
+        (flow, turn.text.into_text(10_000))
     }
 
     #[test]
@@ -193,10 +192,7 @@ mod tests {
         assert_eq!(scan_all(&records), (Flow::Stop, Some("Hello.".into())));
         let mut scanner = GeminiScanner::default();
         let context = json!({"id": "c", "type": "user", "content": "<session_context>x"});
-        assert_eq!(
-            scanner.scan(&context, &mut TurnText::default()),
-            Flow::Continue
-        );
+        assert_eq!(scanner.scan(&context, &mut Turn::default()), Flow::Continue);
     }
 
     #[test]

@@ -1,21 +1,30 @@
-//! Transcript readers: the assistant's text of the last turn, read from the
-//! agent's own transcript file.
+//! Transcript readers: the assistant's text of the last turn and what the
+//! agent did in it, read from the agent's own transcript file.
 //!
 //! A turn-end payload does not always carry what the assistant said (older
-//! agent versions, or only the last message of a long turn). The engine then
-//! reads the transcript named in the payload. This module returns the
-//! assistant's text since the last *real* user message — not tool results,
-//! not hook feedback, not injected context or meta lines — joined with blank
-//! lines in chronological order and cut to its last `max_bytes` bytes (the end
-//! is kept: proposals sit in the last lines).
+//! agent versions, or only the last message of a long turn), and never what
+//! it did. The hook then reads the transcript named in the payload. This
+//! module returns, for the turn since the last *real* user message — not tool
+//! results, not hook feedback, not injected context or meta lines:
+//! - the assistant's text, joined with blank lines in chronological order and
+//!   cut to its last `max_bytes` bytes (the end is kept: proposals sit in the
+//!   last lines);
+//! - its actions ([`TurnActions`]): the shell commands with how they ended
+//!   (the exit status when the transcript has it) and the files changed by
+//!   edit tools, in order, each command classified (test, build, commit,
+//!   push, deploy, …; see `crate::actions`).
 //!
 //! Reading must stay cheap and never block the hook: the file type is checked
 //! before opening (FIFOs, devices and directories are refused), the file is
 //! opened non-blocking, and it is read from its end in 64 KiB chunks. Reading
-//! stops at the turn's start, once enough text is gathered, or after 32 MiB,
-//! so a 100 MB transcript costs what a small one costs when the last turn is
-//! short. Malformed or half-written lines (the agent may still be writing)
-//! are skipped.
+//! stops at the turn's start (or, for the text alone, once enough text is
+//! gathered), after 32 MiB of lines parsed, or after 256 MiB read in all, so
+//! a 100 MB transcript costs what a small one costs when the last turn is
+//! short. A line above 16 MiB (megabytes of tool output) is not kept: its
+//! first 64 KiB, which name the call and the start of its result, are read
+//! as a partial record. Memory stays within one chunk, one line and the
+//! turn's small records. Malformed or half-written lines (the agent may
+//! still be writing) are skipped.
 //!
 //! Hook feedback: when a Stop hook blocks and the agent carries on, the
 //! continuation belongs to the same turn for judging purposes. The feedback
@@ -28,21 +37,28 @@
 //! start (see `gemini`).
 //!
 //! Layout: `open` (refusing non-regular files), `reverse_lines` (chunked
-//! backwards reading), `reader` (the driver and its stop rules), `turn`
-//! (gathering, joining, UTF-8-safe cut), and one scanner per agent format:
-//! `claude`, `codex`, `gemini`, `copilot`, `droid`.
+//! backwards reading), `json_prefix` (the start of an oversized line as a
+//! record), `reader` (the driver and its stop rules), `turn` (gathering,
+//! joining, UTF-8-safe cut), `collect` (pairing calls with their results),
+//! and one scanner per agent format: `claude`, `codex` (+ `codex_actions`),
+//! `gemini` (+ `gemini_actions`), `copilot`, `droid`.
 
 mod claude;
 mod codex;
+mod codex_actions;
+mod collect;
 mod copilot;
 mod droid;
 mod gemini;
+mod gemini_actions;
+mod json_prefix;
 mod open;
 mod reader;
 mod reverse_lines;
 mod turn;
 
-use reader::TurnReader;
+pub use crate::actions::TurnActions;
+use reader::{Gather, TurnReader};
 use serde::Deserialize;
 use serde_json::Value;
 use std::fmt;
@@ -50,14 +66,18 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
-use turn::{Flow, TurnText};
+use turn::{Flow, Turn};
 
 /// Bytes read per step from the end of the file.
 pub const CHUNK_BYTES: usize = 64 * 1024;
-/// Reading stops after this many bytes, whatever was found.
+/// Reading stops after this many bytes of lines parsed whole, whatever was found.
 pub const SCAN_CAP_BYTES: u64 = 32 * 1024 * 1024;
-/// Lines longer than this (huge tool outputs) are skipped without being kept.
+/// Reading stops after this many bytes in all, oversized lines included.
+pub const READ_CAP_BYTES: u64 = 256 * 1024 * 1024;
+/// Lines longer than this (huge tool outputs) are not kept whole.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Of a line longer than [`MAX_LINE_BYTES`], this many first bytes are read.
+pub const HEAD_BYTES: usize = 64 * 1024;
 /// With at least this many malformed lines, and more malformed than valid
 /// ones, the file is not taken for a transcript.
 pub const MALFORMED_LINE_LIMIT: usize = 32;
@@ -179,8 +199,11 @@ pub struct ReadStats {
     pub bytes_read: u64,
     /// Non-empty lines looked at.
     pub lines_seen: usize,
-    /// Of those, lines that were not JSON objects or were too long.
+    /// Of those, lines that were not JSON objects (nor, for an oversized
+    /// line, the start of one).
     pub malformed_lines: usize,
+    /// Lines longer than [`MAX_LINE_BYTES`], read from their first bytes only.
+    pub oversized_lines: usize,
     /// Whether the turn's start (a real user message) was found.
     pub found_turn_start: bool,
 }
@@ -214,6 +237,16 @@ pub fn wait_for_writer(
     }
 }
 
+/// The last turn of a transcript: what the assistant said and what it did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LastTurn {
+    /// The assistant's text, cut to its last `max_bytes` bytes; `None` when
+    /// the turn has no assistant text.
+    pub text: Option<String>,
+    /// The commands and edits of the turn, in order.
+    pub actions: TurnActions,
+}
+
 /// The assistant's text of the last turn in the transcript at `path`, cut to
 /// its last `max_bytes` bytes; `Ok(None)` when the turn has no assistant text.
 pub fn last_turn_text(
@@ -230,9 +263,37 @@ pub fn last_turn_text_with_stats(
     path: &Path,
     max_bytes: usize,
 ) -> Result<(Option<String>, ReadStats), TranscriptError> {
+    read(format, path, max_bytes, Gather::Text).map(|(turn, stats)| (turn.text, stats))
+}
+
+/// The last turn in the transcript at `path`: its text (cut to its last
+/// `max_bytes` bytes) and its actions.
+pub fn last_turn(
+    format: TranscriptFormat,
+    path: &Path,
+    max_bytes: usize,
+) -> Result<LastTurn, TranscriptError> {
+    last_turn_with_stats(format, path, max_bytes).map(|(turn, _)| turn)
+}
+
+/// [`last_turn`], also returning what the read cost.
+pub fn last_turn_with_stats(
+    format: TranscriptFormat,
+    path: &Path,
+    max_bytes: usize,
+) -> Result<(LastTurn, ReadStats), TranscriptError> {
+    read(format, path, max_bytes, Gather::TextAndActions)
+}
+
+fn read(
+    format: TranscriptFormat,
+    path: &Path,
+    max_bytes: usize,
+    gather: Gather,
+) -> Result<(LastTurn, ReadStats), TranscriptError> {
     let (file, metadata) = open::open_regular_file(path)?;
     let mut scanner = new_scanner(format);
-    let mut reader = TurnReader::new(path, max_bytes);
+    let mut reader = TurnReader::new(path, max_bytes, gather);
     let is_whole_file_json =
         format == TranscriptFormat::Gemini && path.extension().is_some_and(|ext| ext == "json");
     if is_whole_file_json {
@@ -244,10 +305,10 @@ pub fn last_turn_text_with_stats(
 }
 
 /// One agent's record layout: fed records newest first, it adds assistant
-/// texts to the turn and says when the turn's start is reached.
+/// texts and actions to the turn and says when the turn's start is reached.
 trait RecordScanner {
     /// Looks at one record (a parsed JSON object).
-    fn scan(&mut self, record: &Value, turn: &mut TurnText) -> Flow;
+    fn scan(&mut self, record: &Value, turn: &mut Turn) -> Flow;
 }
 
 fn new_scanner(format: TranscriptFormat) -> Box<dyn RecordScanner> {
@@ -258,6 +319,19 @@ fn new_scanner(format: TranscriptFormat) -> Box<dyn RecordScanner> {
         TranscriptFormat::Copilot => Box::<copilot::CopilotScanner>::default(),
         TranscriptFormat::Droid => Box::<droid::DroidScanner>::default(),
     }
+}
+
+/// Feeds `records` (given oldest first) to `scanner` newest first, as the
+/// reader does, until the turn's start; for the scanners' tests.
+#[cfg(test)]
+fn scan_newest_first(scanner: &mut dyn RecordScanner, records: &[Value]) -> (Flow, Turn) {
+    let mut turn = Turn::default();
+    for record in records.iter().rev() {
+        if scanner.scan(record, &mut turn) == Flow::Stop {
+            return (Flow::Stop, turn);
+        }
+    }
+    (Flow::Continue, turn)
 }
 
 #[cfg(test)]

@@ -1,33 +1,50 @@
 //! The driver of one read: feeds a format's scanner with records, newest
 //! first, counts what it costs, and decides when to stop (turn start found,
-//! enough text gathered, scan cap reached, or the file is not JSON lines).
+//! enough text gathered when only the text is wanted, a cap reached, or the
+//! file is not JSON lines). An oversized line is fed as the record its first
+//! bytes begin (`json_prefix`), marked partial.
 
+use super::json_prefix::parse_prefix;
 use super::reverse_lines::{Line, ReadLimits, ReverseLines};
-use super::turn::{Flow, TurnText};
+use super::turn::{Flow, Turn};
 use super::{
-    ReadStats, RecordScanner, TranscriptError, CHUNK_BYTES, MALFORMED_LINE_LIMIT, MAX_LINE_BYTES,
-    SCAN_CAP_BYTES,
+    LastTurn, ReadStats, RecordScanner, TranscriptError, CHUNK_BYTES, HEAD_BYTES,
+    MALFORMED_LINE_LIMIT, MAX_LINE_BYTES, READ_CAP_BYTES, SCAN_CAP_BYTES,
 };
 use serde_json::Value;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+/// What a read gathers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Gather {
+    /// The text only: reading may stop once enough text is gathered.
+    Text,
+    /// The text and the actions: reading goes on to the turn's start.
+    TextAndActions,
+}
+
 /// The state of one read: the turn gathered so far and its cost.
 pub(crate) struct TurnReader<'a> {
     path: &'a Path,
     max_bytes: usize,
-    turn: TurnText,
+    gather: Gather,
+    turn: Turn,
     stats: ReadStats,
+    /// Every record of the file was looked at (no turn start, no cap).
+    read_whole_file: bool,
 }
 
 impl<'a> TurnReader<'a> {
-    pub(crate) fn new(path: &'a Path, max_bytes: usize) -> Self {
+    pub(crate) fn new(path: &'a Path, max_bytes: usize, gather: Gather) -> Self {
         TurnReader {
             path,
             max_bytes,
-            turn: TurnText::default(),
+            gather,
+            turn: Turn::new(max_bytes),
             stats: ReadStats::default(),
+            read_whole_file: false,
         }
     }
 
@@ -40,7 +57,9 @@ impl<'a> TurnReader<'a> {
         let limits = ReadLimits {
             chunk_bytes: CHUNK_BYTES,
             max_line_bytes: MAX_LINE_BYTES,
+            head_bytes: HEAD_BYTES,
             scan_cap_bytes: SCAN_CAP_BYTES,
+            read_cap_bytes: READ_CAP_BYTES,
         };
         let mut lines = ReverseLines::new(file, len, limits);
         loop {
@@ -48,7 +67,10 @@ impl<'a> TurnReader<'a> {
             self.stats.bytes_read = lines.bytes_read();
             let line = match next {
                 Ok(Some(line)) => line,
-                Ok(None) => return Ok(()),
+                Ok(None) => {
+                    self.read_whole_file = lines.bytes_read() == len;
+                    return Ok(());
+                }
                 Err(source) => {
                     return Err(TranscriptError::Unreadable {
                         path: self.path.to_owned(),
@@ -56,12 +78,18 @@ impl<'a> TurnReader<'a> {
                     })
                 }
             };
-            let record = match line {
-                Line::Oversized => None,
+            let (record, partial) = match line {
+                Line::Oversized { head } => {
+                    self.stats.oversized_lines += 1;
+                    (parse_prefix(&head), true)
+                }
                 Line::Text(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => continue,
-                Line::Text(bytes) => parse_object(&bytes),
+                Line::Text(bytes) => (parse_object(&bytes), false),
             };
-            if self.take(record, scanner)? == Flow::Stop {
+            self.turn.set_partial(partial);
+            let flow = self.take(record, scanner)?;
+            self.turn.set_partial(false);
+            if flow == Flow::Stop {
                 return Ok(());
             }
         }
@@ -99,9 +127,10 @@ impl<'a> TurnReader<'a> {
         let messages = document.get("messages").and_then(Value::as_array);
         for message in messages.into_iter().flatten().rev() {
             if self.take(Some(message.clone()), scanner)? == Flow::Stop {
-                break;
+                return Ok(());
             }
         }
+        self.read_whole_file = true;
         Ok(())
     }
 
@@ -125,7 +154,7 @@ impl<'a> TurnReader<'a> {
             return Ok(Flow::Stop);
         }
         // Enough text: older texts would be cut away anyway.
-        if self.turn.gathered_bytes() >= self.max_bytes {
+        if self.gather == Gather::Text && self.turn.text.gathered_bytes() >= self.max_bytes {
             return Ok(Flow::Stop);
         }
         Ok(Flow::Continue)
@@ -139,13 +168,20 @@ impl<'a> TurnReader<'a> {
         }
     }
 
-    pub(crate) fn finish(self) -> Result<(Option<String>, ReadStats), TranscriptError> {
+    pub(crate) fn finish(self) -> Result<(LastTurn, ReadStats), TranscriptError> {
         let valid = self.stats.lines_seen - self.stats.malformed_lines;
         if self.stats.malformed_lines >= MALFORMED_LINE_LIMIT && self.stats.malformed_lines > valid
         {
             return Err(self.too_many_malformed());
         }
-        Ok((self.turn.into_text(self.max_bytes), self.stats))
+        let turn = LastTurn {
+            text: self.turn.text.into_text(self.max_bytes),
+            actions: self
+                .turn
+                .actions
+                .finish(self.stats.found_turn_start || self.read_whole_file),
+        };
+        Ok((turn, self.stats))
     }
 }
 

@@ -5,9 +5,11 @@
 //! them stop as soon as they have seen the turn's start, so the cost follows
 //! the length of the last turn, not the length of the file. Memory stays
 //! bounded: one chunk plus at most one line of `max_line_bytes`; longer lines
-//! are reported as [`Line::Oversized`] without being kept. The total number of
-//! bytes read is capped by `scan_cap_bytes`; past it the reader ends, and the
-//! partial line at the cap is dropped.
+//! are reported as [`Line::Oversized`] with only their first `head_bytes`
+//! kept. Two caps end the read (the partial line at a cap is dropped):
+//! `scan_cap_bytes` on the bytes of the lines handed out whole (what the
+//! caller parses), and `read_cap_bytes` on all bytes read, oversized lines
+//! included (those are only searched for their line breaks, which is cheap).
 
 use std::io::{self, Read, Seek, SeekFrom};
 
@@ -16,8 +18,12 @@ use std::io::{self, Read, Seek, SeekFrom};
 pub(crate) enum Line {
     /// A complete line, without its trailing newline.
     Text(Vec<u8>),
-    /// A line longer than the reader's per-line limit; its bytes were dropped.
-    Oversized,
+    /// A line longer than the reader's per-line limit: only its first bytes
+    /// (at most `head_bytes`) were kept.
+    Oversized {
+        /// The line's first bytes.
+        head: Vec<u8>,
+    },
 }
 
 /// Limits for one backwards read.
@@ -27,8 +33,12 @@ pub(crate) struct ReadLimits {
     pub chunk_bytes: usize,
     /// Lines longer than this are skipped (reported as [`Line::Oversized`]).
     pub max_line_bytes: usize,
-    /// The reader stops after reading this many bytes in total.
+    /// Of an oversized line, this many first bytes are kept.
+    pub head_bytes: usize,
+    /// The reader stops after this many bytes of lines that were not oversized.
     pub scan_cap_bytes: u64,
+    /// The reader stops after reading this many bytes in total.
+    pub read_cap_bytes: u64,
 }
 
 /// Backwards line reader over `source`, whose first `len` bytes are read.
@@ -44,7 +54,12 @@ pub(crate) struct ReverseLines<R> {
     carry: Vec<Vec<u8>>,
     carry_len: usize,
     carry_oversized: bool,
+    /// The newest pieces of an oversized line (its earliest bytes so far),
+    /// newest last, enough to give its first `head_bytes`.
+    oversized_head: Vec<Vec<u8>>,
     bytes_read: u64,
+    /// Bytes read that belong to oversized lines.
+    skipped_bytes: u64,
 }
 
 impl<R: Read + Seek> ReverseLines<R> {
@@ -60,7 +75,9 @@ impl<R: Read + Seek> ReverseLines<R> {
             carry: Vec::new(),
             carry_len: 0,
             carry_oversized: false,
+            oversized_head: Vec::new(),
             bytes_read: 0,
+            skipped_bytes: 0,
         }
     }
 
@@ -89,7 +106,7 @@ impl<R: Read + Seek> ReverseLines<R> {
                 }
                 return Ok(Some(self.finish_line(Vec::new())));
             }
-            if self.bytes_read >= self.limits.scan_cap_bytes {
+            if self.budget() == 0 {
                 // The line at the cap cannot be completed: drop it.
                 self.clear_carry();
                 return Ok(None);
@@ -98,11 +115,18 @@ impl<R: Read + Seek> ReverseLines<R> {
         }
     }
 
+    /// Bytes that may still be read under both caps.
+    fn budget(&self) -> u64 {
+        let scanned = self.bytes_read.saturating_sub(self.skipped_bytes);
+        let scan_left = self.limits.scan_cap_bytes.saturating_sub(scanned);
+        let read_left = self.limits.read_cap_bytes.saturating_sub(self.bytes_read);
+        scan_left.min(read_left)
+    }
+
     fn read_previous_chunk(&mut self) -> io::Result<()> {
-        let budget = self.limits.scan_cap_bytes.saturating_sub(self.bytes_read);
         let step = (self.limits.chunk_bytes.max(1) as u64)
             .min(self.unread_end)
-            .min(budget);
+            .min(self.budget());
         let start = self.unread_end - step;
         // `step` is at most `chunk_bytes`, a usize.
         let step = step as usize;
@@ -116,22 +140,61 @@ impl<R: Read + Seek> ReverseLines<R> {
     }
 
     fn add_to_carry(&mut self, piece: Vec<u8>) {
-        if piece.is_empty() || self.carry_oversized {
+        if piece.is_empty() {
             return;
         }
-        if self.carry_len + piece.len() > self.limits.max_line_bytes {
-            self.clear_carry();
-            self.carry_oversized = true;
+        if !self.carry_oversized && self.carry_len + piece.len() > self.limits.max_line_bytes {
+            // From now on the line's bytes are only skipped over.
+            self.start_skipping();
+        }
+        if self.carry_oversized {
+            self.skipped_bytes += piece.len() as u64;
+            self.oversized_head.push(piece);
+            self.trim_oversized_head();
             return;
         }
         self.carry_len += piece.len();
         self.carry.push(piece);
     }
 
+    /// The line being assembled is too long: its bytes so far count as
+    /// skipped, and only the pieces its first bytes need are kept.
+    fn start_skipping(&mut self) {
+        self.skipped_bytes += self.carry_len as u64;
+        self.oversized_head = std::mem::take(&mut self.carry);
+        self.carry_len = 0;
+        self.carry_oversized = true;
+        self.trim_oversized_head();
+    }
+
+    /// Keeps the newest piece (the earliest bytes of the oversized line so
+    /// far) and as many of the later pieces as its first `head_bytes` need.
+    fn trim_oversized_head(&mut self) {
+        while !self.oversized_head.is_empty() {
+            let after_first: usize = self.oversized_head[1..].iter().map(Vec::len).sum();
+            if after_first < self.limits.head_bytes {
+                break;
+            }
+            self.oversized_head.remove(0);
+        }
+    }
+
     fn finish_line(&mut self, head: Vec<u8>) -> Line {
-        if self.carry_oversized || self.carry_len + head.len() > self.limits.max_line_bytes {
+        if !self.carry_oversized && self.carry_len + head.len() > self.limits.max_line_bytes {
+            self.start_skipping();
+        }
+        if self.carry_oversized {
+            self.skipped_bytes += head.len() as u64;
+            let mut first = head;
+            for piece in self.oversized_head.iter().rev() {
+                if first.len() >= self.limits.head_bytes {
+                    break;
+                }
+                first.extend_from_slice(piece);
+            }
+            first.truncate(self.limits.head_bytes);
             self.clear_carry();
-            return Line::Oversized;
+            return Line::Oversized { head: first };
         }
         let mut line = head;
         line.reserve(self.carry_len);
@@ -146,6 +209,7 @@ impl<R: Read + Seek> ReverseLines<R> {
         self.carry.clear();
         self.carry_len = 0;
         self.carry_oversized = false;
+        self.oversized_head.clear();
     }
 }
 
@@ -158,7 +222,9 @@ mod tests {
         ReadLimits {
             chunk_bytes: chunk,
             max_line_bytes: max_line,
+            head_bytes: 4,
             scan_cap_bytes: cap,
+            read_cap_bytes: cap,
         }
     }
 
@@ -201,11 +267,39 @@ mod tests {
         assert_eq!(read, 0);
     }
 
+    fn oversized(head: &str) -> Line {
+        Line::Oversized {
+            head: head.as_bytes().to_vec(),
+        }
+    }
+
     #[test]
-    fn long_lines_are_reported_oversized_and_dropped() {
-        let data = format!("short\n{}\nend", "x".repeat(50));
-        let (lines, _) = all_lines(data.as_bytes(), limits(7, 10, 1000));
-        assert_eq!(lines, vec![text("end"), Line::Oversized, text("short")]);
+    fn long_lines_are_reported_oversized_with_their_first_bytes() {
+        let data = format!("short\nabcdef{}\nend", "x".repeat(50));
+        for chunk in [1, 2, 3, 7, 64] {
+            let (lines, _) = all_lines(data.as_bytes(), limits(chunk, 10, 1000));
+            assert_eq!(
+                lines,
+                vec![text("end"), oversized("abcd"), text("short")],
+                "chunk {chunk}"
+            );
+        }
+        let (lines, _) = all_lines("y".repeat(30).as_bytes(), limits(4, 10, 100));
+        assert_eq!(lines, vec![oversized("yyyy")]);
+    }
+
+    #[test]
+    fn oversized_lines_count_against_the_read_cap_only() {
+        let data = format!("first\n{}\nlast", "x".repeat(1000));
+        let mut caps = limits(16, 10, 20);
+        caps.read_cap_bytes = 2000;
+        let (lines, read) = all_lines(data.as_bytes(), caps);
+        assert_eq!(lines, vec![text("last"), oversized("xxxx"), text("first")]);
+        assert_eq!(read, data.len() as u64);
+        caps.read_cap_bytes = 500;
+        let (lines, read) = all_lines(data.as_bytes(), caps);
+        assert_eq!(lines, vec![text("last")]);
+        assert_eq!(read, 500);
     }
 
     #[test]

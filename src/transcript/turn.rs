@@ -1,11 +1,71 @@
-//! The assistant text of one turn, gathered newest first and handed out in
-//! chronological order, joined with blank lines and cut to its last bytes.
+//! The turn being read: its assistant text, gathered newest first and handed
+//! out in chronological order, joined with blank lines and cut to its last
+//! bytes, and its actions ([`ActionLog`]).
 //!
 //! Every format reader feeds records from the end of the file; this type is
 //! where their texts meet, so that merging, joining and truncation behave the
 //! same for every agent.
 
+use super::collect::ActionLog;
 use std::collections::{HashMap, HashSet};
+
+/// What the scanners fill while reading one turn.
+#[derive(Debug)]
+pub(crate) struct Turn {
+    /// The assistant's texts.
+    pub(crate) text: TurnText,
+    /// The commands and edits.
+    pub(crate) actions: ActionLog,
+    /// The record being scanned is only the start of an oversized line.
+    partial: bool,
+    /// Texts are kept up to this many bytes: older ones would be cut away.
+    text_limit: usize,
+}
+
+impl Default for Turn {
+    fn default() -> Self {
+        Turn {
+            text: TurnText::default(),
+            actions: ActionLog::default(),
+            partial: false,
+            text_limit: usize::MAX,
+        }
+    }
+}
+
+impl Turn {
+    /// A turn whose text is cut to its last `text_limit` bytes.
+    pub(crate) fn new(text_limit: usize) -> Self {
+        Turn {
+            text_limit,
+            ..Turn::default()
+        }
+    }
+
+    /// Adds the texts of one record, unless the record is only the start of
+    /// a line (its last text would be cut short, and it is no answer) or
+    /// enough newer text is kept already.
+    pub(crate) fn add_text<'a>(
+        &mut self,
+        message_key: Option<&str>,
+        texts: impl DoubleEndedIterator<Item = &'a str>,
+    ) {
+        if !self.partial && self.text.gathered_bytes() < self.text_limit {
+            self.text.add_record(message_key, texts);
+        }
+    }
+
+    /// Whether the record being scanned is only the start of a long line:
+    /// fields after the cut are missing, and its last string may be cut.
+    pub(crate) fn is_partial(&self) -> bool {
+        self.partial
+    }
+
+    /// Marks the records scanned from now on as partial or whole.
+    pub(crate) fn set_partial(&mut self, partial: bool) {
+        self.partial = partial;
+    }
+}
 
 /// What a format reader tells the driver after one record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,6 +24,13 @@ impl Turn {
         Turn::text(text).set("tool", json!(command))
     }
 
+    /// A turn that makes `calls` in order, one per model request, then answers
+    /// `text`. A call is a shell command (a JSON string) or a named tool call
+    /// (see [`named_call`]).
+    pub fn calls_then(calls: &[Value], text: &str) -> Turn {
+        Turn::text(text).set("tools", Value::Array(calls.to_vec()))
+    }
+
     /// Only when the last user message (prompt or injected feedback) contains `needle`.
     pub fn when_last_user_contains(self, needle: &str) -> Turn {
         self.condition("last_user_contains", json!(needle))
@@ -86,6 +93,11 @@ impl Turn {
         when[key] = value;
         self
     }
+}
+
+/// A scripted call of the tool `name` (as the CLI offers it) with `input`.
+pub fn named_call(name: &str, input: Value) -> Value {
+    json!({"name": name, "input": input})
 }
 
 /// Writes the script made of `turns` (in priority order) to `path`.

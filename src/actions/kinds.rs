@@ -1,0 +1,163 @@
+//! Classifying a shell command: is it a test run, a build, a linter, a
+//! commit, a push, a deploy, or a write to files?
+//!
+//! The table is data (`command_kinds.yaml`, embedded), written in the rule
+//! language of the `dangerous-command` detector and evaluated by the same
+//! shell parser ([`crate::shell::matching_rule_ids`]), so wrappers, `&&`
+//! chains, pipelines and `bash -c '…'` strings are seen through the same way.
+//! The table is read once per process, on the first command classified.
+
+use crate::shell::{self, ShellContext, ShellRules};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// What a command is, by the programs it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandKind {
+    /// Runs tests (`cargo test`, `pytest`, `npm test`, `go test`, `make check`, …).
+    Test,
+    /// Compiles or type-checks (`cargo build`, `tsc`, `npm run build`, `make`, …).
+    Build,
+    /// Runs a linter or formatter (`cargo clippy`, `eslint`, `ruff`, …).
+    Lint,
+    /// Records a commit (`git commit`, `git merge`, `git cherry-pick`, …).
+    Commit,
+    /// Sends changes off the machine (`git push`, `gh pr create`, `gh pr merge`, …).
+    Push,
+    /// Deploys or publishes (`kubectl apply`, `terraform apply`, `npm publish`, …).
+    Deploy,
+    /// Changes files from the shell (`sed -i`, `> file`, `tee`, `git apply`, …).
+    FileWrite,
+}
+
+impl CommandKind {
+    /// Every kind, in a stable order.
+    pub const ALL: [CommandKind; 7] = [
+        CommandKind::Test,
+        CommandKind::Build,
+        CommandKind::Lint,
+        CommandKind::Commit,
+        CommandKind::Push,
+        CommandKind::Deploy,
+        CommandKind::FileWrite,
+    ];
+
+    /// The kinds a claim of "verified" can rest on.
+    pub const CHECKS: [CommandKind; 3] = [CommandKind::Test, CommandKind::Build, CommandKind::Lint];
+
+    /// The snake_case name used in `command_kinds.yaml` and in logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            CommandKind::Test => "test",
+            CommandKind::Build => "build",
+            CommandKind::Lint => "lint",
+            CommandKind::Commit => "commit",
+            CommandKind::Push => "push",
+            CommandKind::Deploy => "deploy",
+            CommandKind::FileWrite => "file_write",
+        }
+    }
+
+    /// Parses a snake_case kind name.
+    pub fn parse(name: &str) -> Option<CommandKind> {
+        CommandKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name)
+    }
+
+    /// Whether the kind is a check (test, build or lint).
+    pub fn is_check(self) -> bool {
+        CommandKind::CHECKS.contains(&self)
+    }
+}
+
+/// Commands longer than this are classified on their first bytes only.
+pub(crate) const CLASSIFY_BYTES: usize = 64 * 1024;
+
+const TABLE_YAML: &str = include_str!("command_kinds.yaml");
+
+/// The table, as shell rules, with the kind of each rule id.
+#[derive(Debug, Default)]
+struct KindTable {
+    rules: ShellRules,
+    kind_of_rule: HashMap<String, CommandKind>,
+}
+
+/// The kinds of the programs `command` runs, in [`CommandKind::ALL`] order,
+/// each once; empty when it is none of them.
+pub fn classify_command(command: &str) -> Vec<CommandKind> {
+    static TABLE: OnceLock<KindTable> = OnceLock::new();
+    // The embedded table is validated by a test, not on the hook path (that
+    // would compile every regex); should it ever fail to load, commands stay
+    // unclassified rather than break the hook.
+    let table = TABLE.get_or_init(|| load(TABLE_YAML).unwrap_or_default());
+    let head = super::head(command, CLASSIFY_BYTES);
+    let ids = shell::matching_rule_ids(head, &table.rules, &ShellContext::default());
+    let mut kinds: Vec<CommandKind> = ids
+        .iter()
+        .filter_map(|id| table.kind_of_rule.get(id).copied())
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    kinds
+}
+
+/// The file's layout: parsing hints, and per kind its list of conditions.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableFile {
+    #[serde(default)]
+    programs: Value,
+    kinds: Map<String, Value>,
+}
+
+/// Reads the table: each condition becomes a shell rule whose id names its
+/// kind (`test#3`), so that the shell walker reports every kind it meets.
+/// Its regexes are compiled when first needed; [`validate`] checks them all.
+fn load(yaml: &str) -> Result<KindTable, String> {
+    let file: TableFile = serde_saphyr::from_str(yaml).map_err(|e| e.to_string())?;
+    let mut rules = Vec::new();
+    let mut kind_of_rule = HashMap::new();
+    for (name, conditions) in &file.kinds {
+        let kind = CommandKind::parse(name).ok_or_else(|| format!("unknown kind `{name}`"))?;
+        let conditions = conditions
+            .as_array()
+            .ok_or_else(|| format!("kind `{name}`: expected a list of conditions"))?;
+        for (index, condition) in conditions.iter().enumerate() {
+            let mut rule = condition
+                .as_object()
+                .cloned()
+                .ok_or_else(|| format!("kind `{name}` #{}: expected a mapping", index + 1))?;
+            let id = format!("{name}#{}", index + 1);
+            rule.insert("id".into(), json!(id));
+            rule.insert("action".into(), json!("ask"));
+            rule.insert("reason".into(), json!(format!("a {name} command")));
+            rules.push(Value::Object(rule));
+            kind_of_rule.insert(id, kind);
+        }
+    }
+    let programs = match file.programs {
+        Value::Null => json!({}),
+        other => other,
+    };
+    let rules: ShellRules = serde_json::from_value(json!({"programs": programs, "rules": rules}))
+        .map_err(|e| e.to_string())?;
+    Ok(KindTable {
+        rules,
+        kind_of_rule,
+    })
+}
+
+/// A table as [`load`] reads it, every rule checked (regexes compiled).
+#[cfg(test)]
+fn validate(yaml: &str) -> Result<KindTable, String> {
+    let table = load(yaml)?;
+    table.rules.validate().map_err(|e| e.to_string())?;
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests;
