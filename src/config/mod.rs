@@ -156,6 +156,9 @@ pub struct DetectorSettings {
     pub extra_keywords: Vec<String>,
     /// More signal patterns.
     pub extra_signals: Vec<crate::detector::PatternSpec>,
+    /// For a detector with shell rules: classes moved, pushes let through,
+    /// what a production target looks like.
+    pub shell: crate::shell::ShellSettings,
 }
 
 impl Default for DetectorSettings {
@@ -166,6 +169,7 @@ impl Default for DetectorSettings {
             file: None,
             extra_keywords: Vec::new(),
             extra_signals: Vec::new(),
+            shell: crate::shell::ShellSettings::default(),
         }
     }
 }

@@ -190,6 +190,8 @@ pub struct LoadedHead {
     pub builtin_keywords: Option<usize>,
     /// Signals the config adds.
     extra_signals: Vec<PatternSpec>,
+    /// The config's say over its shell rules.
+    shell: crate::shell::ShellSettings,
     /// Where the rest of the spec is.
     source: HeadSource,
 }
@@ -260,6 +262,7 @@ pub fn heads_lenient(
             mode: settings.mode,
             builtin_keywords,
             extra_signals: settings.extra_signals,
+            shell: settings.shell,
             source,
         });
     }
@@ -306,6 +309,12 @@ pub fn resolve_where(
             };
             spec.keywords = owned(h.head.keywords);
             spec.signals.extend(h.extra_signals);
+            if let Some(rules) = spec.shell.as_mut() {
+                h.shell.apply(rules).map_err(|e| DetectorError::Invalid {
+                    detector: spec.name.clone(),
+                    message: format!("config `detectors.{}.shell`: {e}", spec.name),
+                })?;
+            }
             Ok(LoadedDetector { spec, mode: h.mode })
         })
         .collect()

@@ -29,28 +29,39 @@ pub(crate) struct Unit<'a> {
     pub downstream: Downstream<'a>,
     /// Run by `xargs`: more operands arrive from stdin.
     pub via_xargs: bool,
+    /// Its output reaches the agent (see `ShellRule::printed`).
+    pub printed: bool,
+    /// It runs on another machine (`ssh host '…'`).
+    pub remote: bool,
 }
 
-/// The programs that read a command's output: later stages of its pipeline
-/// (distinct names with the index of their last stage, so that long
-/// pipelines stay linear) and the consumers of the whole script.
+/// The programs around a command in its pipeline: the distinct names of
+/// the stages with the index of their first and last stage (so that long
+/// pipelines stay linear), and the consumers of the whole script.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Downstream<'a> {
-    /// Distinct program names of the pipeline with their last stage index.
-    pub stages: &'a [(String, usize)],
-    /// The index of the command itself: only later stages count.
+    /// Distinct program names of the pipeline: (name, first, last stage).
+    pub stages: &'a [(String, usize, usize)],
+    /// The index of the command itself.
     pub position: usize,
     /// Programs consuming the output of the whole script.
     pub consumers: &'a [String],
 }
 
 impl Downstream<'_> {
-    /// Whether some downstream program satisfies `test`.
+    /// Whether some program reading the command's output satisfies `test`.
     pub fn any(&self, test: impl Fn(&str) -> bool) -> bool {
         self.stages
             .iter()
-            .any(|(name, last)| *last > self.position && test(name))
+            .any(|(name, _, last)| *last > self.position && test(name))
             || self.consumers.iter().any(|c| test(c))
+    }
+
+    /// Whether some earlier stage of the pipeline satisfies `test`.
+    pub fn any_before(&self, test: impl Fn(&str) -> bool) -> bool {
+        self.stages
+            .iter()
+            .any(|(name, first, _)| *first < self.position && test(name))
     }
 
     /// The downstream program names, as a list.
@@ -58,20 +69,96 @@ impl Downstream<'_> {
         let mut out: Vec<String> = self
             .stages
             .iter()
-            .filter(|(_, last)| *last > self.position)
-            .map(|(n, _)| n.clone())
+            .filter(|(_, _, last)| *last > self.position)
+            .map(|(n, _, _)| n.clone())
             .collect();
         out.extend(self.consumers.iter().cloned());
         out
     }
 }
 
-/// Whether `name` matches a program pattern (`git`, or `mkfs*`).
+/// Whether `name` matches a program pattern: `git`, `mkfs*` (a prefix),
+/// `*deploy*` (a part), `*` (any program).
 pub(crate) fn program_matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => pattern == name,
+    match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+        (Some(rest), _) => match rest.strip_suffix('*') {
+            Some(part) => name.contains(part),
+            None => name.ends_with(rest),
+        },
+        (None, Some(prefix)) => name.starts_with(prefix),
+        (None, None) => pattern == name,
     }
+}
+
+/// A glob where `*` stands for any text (`feature/*`).
+fn glob_matches(glob: &str, text: &str) -> bool {
+    let mut parts = glob.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    for (i, part) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            return rest.ends_with(part);
+        }
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+/// Whether every ref a push names (the operands after the remote) goes to a
+/// branch matching one of `globs`. A push that names none (or `HEAD`)
+/// pushes the current branch, read from the repository; false when it
+/// cannot be known.
+fn refs_all_match(operands: &[&str], globs: &[String], ctx: &ShellContext) -> bool {
+    let branch = || ctx.repo_root.as_deref().and_then(current_branch);
+    let named = operands.get(1..).unwrap_or(&[]);
+    let current;
+    let refs: &[&str] = if named.is_empty() {
+        match branch() {
+            Some(b) => {
+                current = b;
+                &[current.as_str()][..]
+            }
+            None => return false,
+        }
+    } else {
+        named
+    };
+    refs.iter().all(|spec| {
+        let dest = spec.rsplit(':').next().unwrap_or(spec);
+        let dest = dest.trim_start_matches('+');
+        let dest = dest.strip_prefix("refs/heads/").unwrap_or(dest);
+        let dest = match dest {
+            "HEAD" => match branch() {
+                Some(b) => b,
+                None => return false,
+            },
+            other => other.to_string(),
+        };
+        globs.iter().any(|g| glob_matches(g, &dest))
+    })
+}
+
+/// The branch checked out in a repository (`.git/HEAD`, following a
+/// worktree's `gitdir:` file), if it is on one.
+fn current_branch(repo_root: &std::path::Path) -> Option<String> {
+    let dot_git = repo_root.join(".git");
+    let git_dir = if dot_git.is_file() {
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let dir = text.strip_prefix("gitdir:")?.trim();
+        repo_root.join(dir)
+    } else {
+        dot_git
+    };
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    head.trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
 }
 
 /// Splits arguments into flags and operands. Values of `value_options` are
@@ -168,6 +255,14 @@ pub(crate) fn matches(
     if rule.no_flag.iter().any(|f| flag_present(f, &flags)) {
         return false;
     }
+    if rule.min_operands.is_some_and(|n| operands.len() < n)
+        || rule.max_operands.is_some_and(|n| operands.len() > n)
+    {
+        return false;
+    }
+    if !rule.unless_refs.is_empty() && refs_all_match(&operands, &rule.unless_refs, ctx) {
+        return false;
+    }
     if let Some(skip) = &compiled.skip_args {
         operands.retain(|o| !skip.is_match(o));
     }
@@ -184,6 +279,17 @@ pub(crate) fn matches(
         if !operands.iter().any(|o| re.is_match(o)) {
             return false;
         }
+    }
+    if let Some(re) = &compiled.last_operand {
+        if !operands.last().is_some_and(|o| re.is_match(o)) {
+            return false;
+        }
+    }
+    if rule.printed && !unit.printed {
+        return false;
+    }
+    if rule.remote.is_some_and(|remote| remote != unit.remote) {
+        return false;
     }
     if let Some(re) = &compiled.redirect {
         if !unit.redirects.iter().any(|r| re.is_match(r)) {
@@ -204,6 +310,13 @@ pub(crate) fn matches(
         && !unit
             .downstream
             .any(|d| rule.pipe_to.iter().any(|p| program_matches(p, d)))
+    {
+        return false;
+    }
+    if !rule.pipe_from.is_empty()
+        && !unit
+            .downstream
+            .any_before(|d| rule.pipe_from.iter().any(|p| program_matches(p, d)))
     {
         return false;
     }
@@ -257,5 +370,40 @@ mod tests {
         assert!(program_matches("mkfs*", "mkfs.ext4"));
         assert!(program_matches("git", "git"));
         assert!(!program_matches("git", "gitk"));
+        assert!(program_matches("*deploy*", "deploy-prod.sh"));
+        assert!(program_matches("*.sh", "deploy.sh"));
+        assert!(program_matches("*", "anything"));
+    }
+
+    #[test]
+    fn push_refs_against_globs() {
+        let globs = strings(&["feature/*", "fix-*"]);
+        let none = ShellContext::default();
+        assert!(refs_all_match(&["origin", "feature/a/b"], &globs, &none));
+        assert!(refs_all_match(
+            &["origin", "HEAD:refs/heads/fix-1"],
+            &globs,
+            &none
+        ));
+        assert!(!refs_all_match(
+            &["origin", "feature/a", "main"],
+            &globs,
+            &none
+        ));
+        assert!(!refs_all_match(&["origin"], &globs, &none));
+        assert!(!refs_all_match(&[], &globs, &none));
+        assert!(!refs_all_match(&["origin", "HEAD"], &globs, &none));
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::create_dir(repo.path().join(".git")).unwrap();
+        std::fs::write(repo.path().join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
+        let ctx = ShellContext {
+            repo_root: Some(repo.path().to_path_buf()),
+            ..ShellContext::default()
+        };
+        assert!(refs_all_match(&[], &globs, &ctx));
+        assert!(refs_all_match(&["origin", "HEAD"], &globs, &ctx));
+        assert!(!refs_all_match(&["origin", "main"], &globs, &ctx));
+        assert!(glob_matches("a*c*e", "abcde"));
+        assert!(!glob_matches("feature/*", "main"));
     }
 }

@@ -21,6 +21,7 @@ mod parse;
 mod paths;
 mod rules;
 mod scan;
+mod settings;
 mod values;
 mod walk;
 mod wrappers;
@@ -30,6 +31,7 @@ use std::path::PathBuf;
 
 pub use paths::PathClass;
 pub use rules::{ProgramSpec, ShellRule, ShellRuleError, ShellRules};
+pub use settings::{ClassAction, ShellSettings};
 
 /// Where the command runs: used to tell "the repository root" or "home" from
 /// any other directory when a rule looks at path arguments.
