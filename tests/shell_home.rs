@@ -2,6 +2,7 @@
 //! and containers set HOME under /tmp or /var/tmp, or run the agent in HOME
 //! itself: the temp-dir rules must not turn `rm -rf ~` into a temp clean-up.
 
+#[allow(dead_code)]
 mod shell_common;
 
 use guard::shell::{classify, ShellAction, ShellContext};
