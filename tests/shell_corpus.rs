@@ -94,8 +94,9 @@ fn shell_corpus() {
 /// Rules that name common programs (`cat`, `echo`, `grep`, `env`) but only
 /// match when an argument or a pipeline partner carries a keyword: a
 /// credential file's name (`.env`, `id_rsa`, `.aws`), a secret word
-/// (`token`, `secret`, `passw`), a system or start-up file (`/etc/`,
-/// `bashrc`, `authorized_keys`), a network client or shell it is piped to
+/// (`token`, `secret`, `passw`), a system, device or start-up file
+/// (`/etc/`, `/dev/`, `bashrc`, `authorized_keys`, `LaunchAgents`), a
+/// network client or shell it is piped to
 /// (`curl`, `nc`, `sh`), a deploy task's name. Their corpus cases check
 /// that each hit contains a keyword.
 const GATED_BY_ARGUMENTS: &[&str] = &[
@@ -117,6 +118,8 @@ const GATED_BY_ARGUMENTS: &[&str] = &[
     "deploy-task",
     "network-interface-change",
     "autostart-copied",
+    "copy-to-device",
+    "write-account-file-copy",
 ];
 
 /// Every program a rule names contains a Layer-1 keyword, otherwise the

@@ -14,11 +14,13 @@
 //! Past a cap the strictest verdict found so far is returned, or an `ask`
 //! when nothing was found (the rest of the command could not be examined).
 
+mod code;
 mod expand;
 mod lexer;
 mod matcher;
 mod parse;
 mod paths;
+mod refs;
 mod rules;
 mod scan;
 mod settings;

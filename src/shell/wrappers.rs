@@ -145,7 +145,13 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
             "doas" => skip_options(words, i + 1, "uC", &[], "L"),
             "env" => match env_options(words, i + 1, &mut out) {
                 // `env` alone (or with only assignments) prints the environment.
-                Some(after) if words[after..].iter().all(|w| is_assignment(w)) => {
+                Some(after)
+                    if words
+                        .get(after..)
+                        .unwrap_or(&[])
+                        .iter()
+                        .all(|w| is_assignment(w)) =>
+                {
                     out.program = "env".into();
                     out.program_index = i;
                     out.args = words[i + 1..].to_vec();
@@ -343,6 +349,8 @@ mod tests {
 
     #[test]
     fn queries_and_bare_assignments_run_nothing() {
+        assert_eq!(run("env -u").0, "env", "env alone prints the environment");
+        assert_eq!(run("env FOO=1").0, "env");
         for line in [
             "command -v rm",
             "command -V git",
