@@ -8,8 +8,10 @@
 
 use super::paths::classify_path;
 use super::refs;
-use super::rules::{CompiledRule, ShellRule};
+use super::rules::{Field, ShellRule};
 use super::ShellContext;
+use regex::Regex;
+use std::collections::BTreeMap;
 
 /// One command as the rules see it.
 #[derive(Debug, Clone, Copy)]
@@ -142,10 +144,12 @@ pub(crate) fn flag_present(spec: &str, flags: &[&str]) -> bool {
     }
 }
 
-/// Whether `rule` matches `unit`.
+/// Whether `rule` matches `unit`. The cheap conditions come first; a regex
+/// is compiled only when a command gets that far (an invalid one matches
+/// nothing: `ShellRules::validate` reports it).
 pub(crate) fn matches(
     rule: &ShellRule,
-    compiled: &CompiledRule,
+    patterns: &BTreeMap<String, String>,
     unit: &Unit,
     value_options: &[String],
     ctx: &ShellContext,
@@ -190,51 +194,8 @@ pub(crate) fn matches(
     {
         return false;
     }
-    if !rule.unless_refs.is_empty() && refs::all_match(&operands, &rule.unless_refs, ctx) {
+    if (rule.printed && !unit.printed) || rule.remote.is_some_and(|r| r != unit.remote) {
         return false;
-    }
-    if let Some(skip) = &compiled.skip_args {
-        operands.retain(|o| !skip.is_match(o));
-    }
-    if !rule.targets.is_empty() {
-        let hit = operands
-            .iter()
-            .any(|o| rule.targets.contains(&classify_path(o, ctx)));
-        let from_stdin = unit.via_xargs && rule.targets.contains(&super::PathClass::Other);
-        if !hit && !from_stdin {
-            return false;
-        }
-    }
-    if let Some(re) = &compiled.args {
-        if !operands.iter().any(|o| re.is_match(o)) {
-            return false;
-        }
-    }
-    if let Some(re) = &compiled.last_operand {
-        if !operands.last().is_some_and(|o| re.is_match(o)) {
-            return false;
-        }
-    }
-    if rule.printed && !unit.printed {
-        return false;
-    }
-    if rule.remote.is_some_and(|remote| remote != unit.remote) {
-        return false;
-    }
-    if let Some(re) = &compiled.redirect {
-        if !unit.redirects.iter().any(|r| re.is_match(r)) {
-            return false;
-        }
-    }
-    if let Some(re) = &compiled.stdin {
-        if !unit.stdin.iter().any(|s| re.is_match(s)) {
-            return false;
-        }
-    }
-    if let Some(re) = &compiled.code {
-        if !unit.code.is_some_and(|c| re.is_match(c)) {
-            return false;
-        }
     }
     if !rule.pipe_to.is_empty()
         && !unit
@@ -250,18 +211,50 @@ pub(crate) fn matches(
     {
         return false;
     }
-    if let Some(re) = &compiled.context {
-        let joined: Vec<&str> = unit
-            .assignments
+    if !rule.unless_refs.is_empty() && refs::all_match(&operands, &rule.unless_refs, ctx) {
+        return false;
+    }
+    let regex = |field| rule.regex(field, patterns).map_err(|_| ());
+    let Ok(skip) = regex(Field::SkipArgs) else {
+        return false;
+    };
+    if let Some(skip) = skip {
+        operands.retain(|o| !skip.is_match(o));
+    }
+    if !rule.targets.is_empty() {
+        let hit = operands
             .iter()
-            .chain(unit.args)
-            .map(String::as_str)
-            .collect();
-        if !re.is_match(&joined.join(" ")) {
+            .any(|o| rule.targets.contains(&classify_path(o, ctx)));
+        let from_stdin = unit.via_xargs && rule.targets.contains(&super::PathClass::Other);
+        if !hit && !from_stdin {
             return false;
         }
     }
-    true
+    let holds = |field, test: &dyn Fn(&Regex) -> bool| match regex(field) {
+        Ok(Some(re)) => test(re),
+        Ok(None) => true,
+        Err(()) => false,
+    };
+    holds(Field::Args, &|re| operands.iter().any(|o| re.is_match(o)))
+        && holds(Field::LastOperand, &|re| {
+            operands.last().is_some_and(|o| re.is_match(o))
+        })
+        && holds(Field::Redirect, &|re| {
+            unit.redirects.iter().any(|r| re.is_match(r))
+        })
+        && holds(Field::Stdin, &|re| {
+            unit.stdin.iter().any(|s| re.is_match(s))
+        })
+        && holds(Field::Code, &|re| unit.code.is_some_and(|c| re.is_match(c)))
+        && holds(Field::Context, &|re| {
+            let joined: Vec<&str> = unit
+                .assignments
+                .iter()
+                .chain(unit.args)
+                .map(String::as_str)
+                .collect();
+            re.is_match(&joined.join(" "))
+        })
 }
 
 #[cfg(test)]

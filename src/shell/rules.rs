@@ -133,8 +133,9 @@ pub struct ShellRule {
     pub text_match: Option<String>,
     /// The message for the agent.
     pub reason: String,
+    /// Each regex field, compiled on first use (see [`Field`]).
     #[serde(skip)]
-    compiled: OnceLock<Result<CompiledRule, ShellRuleError>>,
+    compiled: [OnceLock<Result<Option<Regex>, ShellRuleError>>; Field::COUNT],
 }
 
 /// A rule that cannot be used, named by its id.
@@ -160,17 +161,60 @@ pub enum ShellRuleError {
     },
 }
 
-/// A rule's regexes, compiled.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct CompiledRule {
-    pub args: Option<Regex>,
-    pub last_operand: Option<Regex>,
-    pub skip_args: Option<Regex>,
-    pub redirect: Option<Regex>,
-    pub stdin: Option<Regex>,
-    pub code: Option<Regex>,
-    pub context: Option<Regex>,
-    pub text: Option<Regex>,
+/// A rule's regex fields. Each is compiled the first time a command gets
+/// that far in the rule: most commands are ruled out by their program or
+/// flags first, and compiling every rule's regexes costs tens of
+/// milliseconds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Field {
+    Args,
+    LastOperand,
+    SkipArgs,
+    Redirect,
+    Stdin,
+    Code,
+    Context,
+    Text,
+}
+
+impl Field {
+    const COUNT: usize = 8;
+    const ALL: [Field; Field::COUNT] = [
+        Field::Args,
+        Field::LastOperand,
+        Field::SkipArgs,
+        Field::Redirect,
+        Field::Stdin,
+        Field::Code,
+        Field::Context,
+        Field::Text,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Field::Args => "args_match",
+            Field::LastOperand => "last_operand_match",
+            Field::SkipArgs => "skip_args",
+            Field::Redirect => "redirect_match",
+            Field::Stdin => "stdin_match",
+            Field::Code => "code_match",
+            Field::Context => "context_match",
+            Field::Text => "text_match",
+        }
+    }
+
+    fn pattern(self, rule: &ShellRule) -> &Option<String> {
+        match self {
+            Field::Args => &rule.args_match,
+            Field::LastOperand => &rule.last_operand_match,
+            Field::SkipArgs => &rule.skip_args,
+            Field::Redirect => &rule.redirect_match,
+            Field::Stdin => &rule.stdin_match,
+            Field::Code => &rule.code_match,
+            Field::Context => &rule.context_match,
+            Field::Text => &rule.text_match,
+        }
+    }
 }
 
 /// Compiled-program size limit for every rule regex.
@@ -233,32 +277,22 @@ fn compile(
 }
 
 impl ShellRule {
-    /// The compiled regexes (compiled on first use, then cached), with the
-    /// section's `patterns` substituted.
-    pub(crate) fn compiled(
+    /// One regex field, compiled on first use (then cached) with the
+    /// section's `patterns` substituted; `None` when the rule has none.
+    pub(crate) fn regex(
         &self,
+        field: Field,
         patterns: &BTreeMap<String, String>,
-    ) -> Result<&CompiledRule, &ShellRuleError> {
-        let field = |name, pattern| compile(&self.id, name, pattern, patterns);
-        self.compiled
-            .get_or_init(|| {
-                Ok(CompiledRule {
-                    args: field("args_match", &self.args_match)?,
-                    last_operand: field("last_operand_match", &self.last_operand_match)?,
-                    skip_args: field("skip_args", &self.skip_args)?,
-                    redirect: field("redirect_match", &self.redirect_match)?,
-                    stdin: field("stdin_match", &self.stdin_match)?,
-                    code: field("code_match", &self.code_match)?,
-                    context: field("context_match", &self.context_match)?,
-                    text: field("text_match", &self.text_match)?,
-                })
-            })
+    ) -> Result<Option<&Regex>, &ShellRuleError> {
+        self.compiled[field as usize]
+            .get_or_init(|| compile(&self.id, field.name(), field.pattern(self), patterns))
             .as_ref()
+            .map(Option::as_ref)
     }
 
     /// Forgets the compiled regexes (after the patterns changed).
     pub(crate) fn recompile(&mut self) {
-        self.compiled = OnceLock::new();
+        self.compiled = Default::default();
     }
 
     /// True for a rule on the shape of the script (`text_match`), evaluated
@@ -328,7 +362,10 @@ impl ShellRule {
         {
             return Err(invalid("an empty program name"));
         }
-        self.compiled(patterns).map(|_| ()).map_err(Clone::clone)
+        for field in Field::ALL {
+            self.regex(field, patterns).map_err(Clone::clone)?;
+        }
+        Ok(())
     }
 }
 

@@ -6,7 +6,7 @@ use super::expand::{self, Nested};
 use super::lexer::lex;
 use super::matcher::{matches, program_matches, Downstream, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
-use super::rules::{ShellRule, ShellRules};
+use super::rules::{Field, ShellRule, ShellRules};
 use super::values;
 use super::wrappers::{resolve, Invocation};
 use super::{ShellAction, ShellContext, ShellMatch, MAX_BYTES, MAX_COMMANDS, MAX_DEPTH, MAX_WORDS};
@@ -123,12 +123,8 @@ impl<'a> Walker<'a> {
             self.limit(src);
         }
         for rule in self.rules.rules.iter().filter(|r| r.is_text_rule()) {
-            if let Ok(compiled) = rule.compiled(&self.rules.patterns) {
-                if compiled
-                    .text
-                    .as_ref()
-                    .is_some_and(|re| re.is_match(&lexed.skeleton))
-                {
+            if let Ok(Some(re)) = rule.regex(Field::Text, &self.rules.patterns) {
+                if re.is_match(&lexed.skeleton) {
                     self.record(rule, src);
                 }
             }
@@ -325,12 +321,10 @@ impl<'a> Walker<'a> {
         };
         let value_options = self.rules.value_options(&inv.program);
         for rule in self.rules.rules.iter().filter(|r| !r.is_text_rule()) {
-            if let Ok(compiled) = rule.compiled(&self.rules.patterns) {
-                if matches(rule, compiled, &unit, value_options, &self.ctx) {
-                    self.record(rule, segment);
-                    if self.done() {
-                        return;
-                    }
+            if matches(rule, &self.rules.patterns, &unit, value_options, &self.ctx) {
+                self.record(rule, segment);
+                if self.done() {
+                    return;
                 }
             }
         }
