@@ -221,10 +221,13 @@ fn classify_absolute(path: &Path, ctx: &ShellContext) -> PathClass {
     let temp = TEMP_PREFIXES
         .iter()
         .any(|p| p.starts_with('/') && with_slash.starts_with(p) && with_slash.len() > p.len());
-    if temp && !holds_home(&path, ctx) {
+    // Inside the home (`/root/projects` for root) nothing is a system
+    // directory or a temp one.
+    let inside_home = holds_home(&path, ctx);
+    if temp && !inside_home {
         return PathClass::Temp;
     }
-    if comps.len() <= 2 && SYSTEM_DIRS.contains(&comps[0]) {
+    if comps.len() <= 2 && SYSTEM_DIRS.contains(&comps[0]) && !inside_home {
         return PathClass::System;
     }
     if let Some(root) = ctx.repo_root.as_deref().map(normalize) {
@@ -278,6 +281,13 @@ mod tests {
         let ctx = ctx_in_repo();
         assert_eq!(classify_path("/home/dev", &ctx), Home);
         assert_eq!(classify_path("~/", &ctx), Home);
+        let root = ShellContext {
+            home: Some("/root".into()),
+            ..ShellContext::default()
+        };
+        assert_eq!(classify_path("~/projects", &root), Other);
+        assert_eq!(classify_path("/root", &root), Home);
+        assert_eq!(classify_path("/opt", &root), System);
     }
 
     #[test]
