@@ -43,11 +43,16 @@ fn assert_home_protected(home: &str, cwd: &str) {
         "cd && rm -rf .".to_string(),
         "find ~ -delete".to_string(),
     ];
-    for command in &commands {
+    assert_denied(&ctx, &commands, &format!("HOME={home}, cwd={cwd}"));
+}
+
+fn assert_denied(ctx: &ShellContext, commands: &[impl AsRef<str>], label: &str) {
+    for command in commands {
+        let command = command.as_ref();
         assert_eq!(
-            action(command, &ctx),
+            action(command, ctx),
             Some(ShellAction::Deny),
-            "HOME={home}, cwd={cwd}: {command}"
+            "{label}: {command}"
         );
     }
 }
@@ -66,20 +71,14 @@ fn home_under_var_tmp_is_home() {
 fn home_equal_to_cwd_is_home() {
     for home in ["/home/dev", "/tmp/box"] {
         assert_home_protected(home, home);
-        let ctx = ctx(home, home);
-        for command in [
+        let commands = [
             "rm -rf .",
             "rm -rf ./",
             "rm -rf *",
             "rm -rf ./*",
             "rm -rf .*",
-        ] {
-            assert_eq!(
-                action(command, &ctx),
-                Some(ShellAction::Deny),
-                "HOME = cwd = {home}: {command}"
-            );
-        }
+        ];
+        assert_denied(&ctx(home, home), &commands, &format!("HOME = cwd = {home}"));
     }
 }
 

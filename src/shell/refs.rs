@@ -79,13 +79,9 @@ fn current_branch(repo_root: &std::path::Path) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn strings(s: &[&str]) -> Vec<String> {
-        s.iter().map(|x| x.to_string()).collect()
-    }
-
     #[test]
     fn push_refs_against_globs() {
-        let globs = strings(&["feature/*", "fix-*"]);
+        let globs = vec!["feature/*".to_string(), "fix-*".to_string()];
         let none = ShellContext::default();
         assert!(all_match(&["origin", "feature/a/b"], &globs, &none));
         assert!(all_match(
