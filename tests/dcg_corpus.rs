@@ -12,13 +12,28 @@ use guard::shell::{classify, ShellAction};
 use std::path::{Path, PathBuf};
 
 /// dcg verdicts guard deliberately does not share, with the reason.
-const EXCEPTIONS: &[(&str, &str)] = &[(
-    "echo yes | rm -rf && echo done",
-    "`rm -rf` with no operand deletes nothing; guard classifies what a command would touch",
-)];
+const EXCEPTIONS: &[(&str, &str)] = &[
+    (
+        "echo yes | rm -rf && echo done",
+        "`rm -rf` with no operand deletes nothing; guard classifies what a command would touch",
+    ),
+    (
+        "kubectl delete namespace prod",
+        "dcg's future_packs.toml: 'ideally blocked', allowed only while dcg lacks a Kubernetes pack; guard denies deleting a namespace (issue 18)",
+    ),
+];
 
 /// Allow cases guard may ask about, at most (friction budget).
 const MAX_FRICTION: usize = 12;
+
+/// The split of tests/fixtures/peer-suites/README.md: 32-bit FNV-1a of the
+/// command, odd = held out.
+fn held_out(key: &str) -> bool {
+    let hash = key.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    hash % 2 == 1
+}
 
 struct Case {
     file: String,
@@ -92,6 +107,8 @@ fn dcg_corpus() {
         cases.len()
     );
 
+    // (caught, denies, false denies, allows) for the tuning and held-out halves.
+    let mut halves = [(0, 0, 0, 0); 2];
     let (mut denies, mut caught_deny, mut caught_ask) = (0, 0, 0);
     let (mut allows, mut edge) = (0, 0);
     let mut missed = Vec::new();
@@ -109,6 +126,14 @@ fn dcg_corpus() {
             case.command
         );
         let excepted = EXCEPTIONS.iter().any(|(c, _)| *c == case.command);
+        let half = &mut halves[usize::from(held_out(&case.command))];
+        if case.expected == "deny" {
+            half.1 += 1;
+            half.0 += usize::from(action.is_some());
+        } else {
+            half.3 += 1;
+            half.2 += usize::from(action == Some(ShellAction::Deny));
+        }
         match case.expected.as_str() {
             "deny" => {
                 denies += 1;
@@ -140,6 +165,11 @@ fn dcg_corpus() {
     }
 
     println!("dcg corpus: {} cases ({edge} edge cases)", cases.len());
+    for (name, (caught, positives, false_denies, allows)) in
+        ["tuning", "held-out"].iter().zip(halves)
+    {
+        println!("  {name:8}: caught {caught}/{positives}, false denies {false_denies}/{allows}");
+    }
     println!(
         "  dcg deny : {denies}: guard deny {caught_deny}, ask {caught_ask}, missed {}",
         missed.len()

@@ -194,6 +194,9 @@ pub struct DetectorSettings {
     pub extra_keywords: Vec<String>,
     /// More signal patterns.
     pub extra_signals: Vec<crate::pattern::PatternSpec>,
+    /// For a detector with shell rules: classes moved, pushes let through,
+    /// what a production target looks like.
+    pub shell: crate::shell::ShellSettings,
 }
 
 impl Default for DetectorSettings {
@@ -204,6 +207,7 @@ impl Default for DetectorSettings {
             file: None,
             extra_keywords: Vec::new(),
             extra_signals: Vec::new(),
+            shell: crate::shell::ShellSettings::default(),
         }
     }
 }

@@ -68,6 +68,26 @@ pub(super) fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> 
                     "detectors.{name}.file: only your own config may load detector files"
                 ));
             }
+            if let Some(shell) = s.get_mut("shell").and_then(Value::as_object_mut) {
+                for key in ["allow_push", "production"] {
+                    if shell.remove(key).is_some() {
+                        refused.push(format!(
+                            "detectors.{name}.shell.{key}: only your own config may set it"
+                        ));
+                    }
+                }
+                if let Some(classes) = shell.get_mut("classes").and_then(Value::as_object_mut) {
+                    classes.retain(|class, action| {
+                        let keep = action.as_str() == Some("deny");
+                        if !keep {
+                            refused.push(format!(
+                                "detectors.{name}.shell.classes.{class}: a project may only move a class to deny"
+                            ));
+                        }
+                        keep
+                    });
+                }
+            }
         }
     }
     if let Some(Value::Object(fail)) = map.get_mut("failure") {

@@ -181,6 +181,8 @@ pub struct LoadedHead {
     pub mode: Mode,
     /// Signals the config adds.
     extra_signals: Vec<PatternSpec>,
+    /// The config's say over its shell rules.
+    shell: crate::shell::ShellSettings,
     /// Where the rest of the spec is.
     source: HeadSource,
 }
@@ -209,6 +211,12 @@ impl LoadedHead {
             .map(Cow::into_owned)
             .collect();
         spec.signals.extend(self.extra_signals);
+        if let Some(rules) = spec.shell.as_mut() {
+            self.shell.apply(rules).map_err(|e| DetectorError::Invalid {
+                detector: spec.name.clone(),
+                message: format!("config `detectors.{}.shell`: {e}", spec.name),
+            })?;
+        }
         Ok(LoadedDetector {
             spec,
             mode: self.mode,
@@ -312,6 +320,7 @@ pub fn heads_lenient(
             head,
             mode: settings.mode,
             extra_signals: settings.extra_signals,
+            shell: settings.shell,
             source,
         });
     }

@@ -7,9 +7,8 @@
 //! finds that text so the walker can examine it one level deeper. Anything
 //! else (arguments of `echo`, `grep`, `git commit -m`...) stays data.
 
+use super::code::shell_strings_in_code;
 use super::wrappers::Invocation;
-use regex::Regex;
-use std::sync::OnceLock;
 
 /// Something to examine one level deeper.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,10 +17,13 @@ pub(crate) enum Nested {
     Script(String),
     /// An argument vector run directly (`find -exec rm {} ;`).
     Argv(Vec<String>),
+    /// A script run on another machine (`ssh host '…'`): its paths are
+    /// that machine's.
+    Remote(String),
 }
 
 const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh",
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "csh", "tcsh",
 ];
 
 /// A POSIX-like shell that runs `-c` strings and its standard input.
@@ -52,13 +54,27 @@ fn code_options(program: &str) -> Option<&'static [&'static str]> {
         "deno" => &["eval"],
         "ruby" | "perl" => &["-e", "-E"],
         "php" => &["-r"],
+        "lua" | "luajit" | "rscript" | "julia" | "groovy" | "scala" | "kotlin" | "kotlinc"
+        | "osascript" | "jjs" => &["-e"],
+        "pwsh" | "powershell" | "powershell.exe" => &["-c", "-command", "-Command", "-C"],
         _ => return None,
     })
+}
+
+/// The script a shell runs with `-c` (`bash -ec 'rm -rf /'`).
+fn shell_script(args: &[String]) -> Option<&String> {
+    let c_flag = args
+        .iter()
+        .position(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains('c'))?;
+    args[c_flag + 1..].iter().find(|a| !a.starts_with('-'))
 }
 
 /// The inline code an interpreter runs: the value of its code option, or,
 /// without a script operand, what is fed to its standard input.
 pub(crate) fn inline_code(inv: &Invocation, stdin: &[String]) -> Option<String> {
+    if is_shell(&inv.program) {
+        return shell_script(&inv.args).cloned();
+    }
     let options = code_options(&inv.program)?;
     let mut args = inv.args.iter();
     while let Some(arg) = args.next() {
@@ -93,8 +109,9 @@ pub(crate) fn visible_output(inv: &Invocation, stdin: &[String]) -> Option<Strin
                 .map(String::as_str)
                 .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
                 .collect();
-            // printf (and echo -e) turn `\n` into a line break: a separator.
-            Some(args.join(" ").replace("\\n", "\n").replace("\\t", "\t"))
+            // printf (and echo -e) decode escapes: `\n` is a separator,
+            // `\x72\x6d` is `rm`.
+            Some(super::scan::unescape(&args.join(" ")))
         }
         "cat" if inv.args.iter().all(|a| a.starts_with('-')) && !stdin.is_empty() => {
             Some(stdin.join("\n"))
@@ -116,20 +133,14 @@ pub(crate) fn nested(
     let program = inv.program.as_str();
     let mut out = Vec::new();
     if is_shell(program) {
-        let c_flag = args
+        let has_c = args
             .iter()
-            .position(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains('c'));
-        match c_flag {
-            Some(pos) => {
-                if let Some(script) = args[pos + 1..].iter().find(|a| !a.starts_with('-')) {
-                    out.push(Nested::Script(script.clone()));
-                }
-            }
-            None if args.iter().all(|a| a.starts_with('-')) => {
-                out.extend(stdin.iter().cloned().map(Nested::Script));
-                out.extend(piped_in.map(|s| Nested::Script(s.to_string())));
-            }
-            None => {}
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains('c'));
+        if has_c {
+            out.extend(shell_script(args).cloned().map(Nested::Script));
+        } else if args.iter().all(|a| a.starts_with('-')) {
+            out.extend(stdin.iter().cloned().map(Nested::Script));
+            out.extend(piped_in.map(|s| Nested::Script(s.to_string())));
         }
         return out;
     }
@@ -143,6 +154,12 @@ pub(crate) fn nested(
     };
     match program {
         "eval" => out.push(Nested::Script(args.join(" "))),
+        // An alias body runs whenever the alias is used.
+        "alias" => out.extend(
+            args.iter()
+                .filter_map(|a| a.split_once('=').map(|(_, body)| body))
+                .map(|body| Nested::Script(body.to_string())),
+        ),
         "su" | "runuser" | "script" => {
             let mut iter = args.iter();
             while let Some(arg) = iter.next() {
@@ -190,26 +207,38 @@ pub(crate) fn nested(
                 out.push(Nested::Argv(args[dash + 1..].to_vec()));
             }
         }
-        // `parallel CMD ::: ARGS`: the command gets the arguments.
+        // `parallel CMD ::: ARGS` (or ARGS on its input): the command gets
+        // the arguments; with no command, each argument is a command line.
         "parallel" => {
             let start = args
                 .iter()
                 .position(|a| !a.starts_with('-'))
                 .unwrap_or(args.len());
-            let mut argv: Vec<String> = args[start..]
+            let command: Vec<String> = args[start..]
                 .iter()
                 .take_while(|a| *a != ":::")
                 .cloned()
                 .collect();
-            argv.extend(
-                args[start..]
-                    .iter()
-                    .skip_while(|a| *a != ":::")
-                    .filter(|a| *a != ":::")
-                    .cloned(),
-            );
-            if !argv.is_empty() {
-                out.push(Nested::Argv(argv));
+            let listed: Vec<&str> = args[start..]
+                .iter()
+                .skip_while(|a| *a != ":::")
+                .filter(|a| *a != ":::")
+                .map(String::as_str)
+                .collect();
+            let input = match (listed.is_empty(), piped_in) {
+                (true, Some(text)) => text.to_string(),
+                _ => listed.join("\n"),
+            };
+            if command.is_empty() {
+                out.extend(input.lines().map(|l| Nested::Script(l.to_string())));
+            } else if input.is_empty() {
+                out.push(Nested::Argv(command));
+            } else {
+                out.extend(
+                    super::values::fill_from_input(&command, &input, true)
+                        .into_iter()
+                        .map(Nested::Argv),
+                );
             }
         }
         "ssh" => {
@@ -223,7 +252,7 @@ pub(crate) fn nested(
             }
             let remote = args.get(i + 1..).unwrap_or(&[]).join(" ");
             if !remote.is_empty() {
-                out.push(Nested::Script(remote));
+                out.push(Nested::Remote(remote));
             }
         }
         "find" => {
@@ -246,59 +275,6 @@ pub(crate) fn nested(
             shell_strings_in_code(code, matches!(program, "ruby" | "perl" | "php"))
                 .into_iter()
                 .map(Nested::Script),
-        );
-    }
-    out
-}
-
-fn call_regex() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(concat!(
-            r#"\b(?:system|exec|execSync|execFileSync|spawn|spawnSync|popen|run|call|check_call|check_output|Popen|getoutput|getstatusoutput|shell_exec|passthru|proc_open)"#,
-            r#"\s*\(\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`)"#
-        ))
-        .ok()
-    })
-    .as_ref()
-}
-
-fn quoted_regex() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r#""((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`]*)`"#).ok())
-        .as_ref()
-}
-
-/// Shell command strings passed to `system(...)`-like calls in interpreter
-/// code (a list literal is joined with spaces), plus standalone backtick
-/// strings for languages where backticks run a command.
-pub(crate) fn shell_strings_in_code(code: &str, backticks_run: bool) -> Vec<String> {
-    let (Some(call), Some(quoted)) = (call_regex(), quoted_regex()) else {
-        return Vec::new();
-    };
-    let strings_of = |text: &str| -> Vec<String> {
-        quoted
-            .captures_iter(text)
-            .filter_map(|c| c.get(1).or(c.get(2)).or(c.get(3)))
-            .map(|m| m.as_str().replace("\\'", "'").replace("\\\"", "\""))
-            .collect()
-    };
-    let mut out = Vec::new();
-    for caps in call.captures_iter(code) {
-        let Some(arg) = caps.get(1) else { continue };
-        let parts = strings_of(arg.as_str());
-        if arg.as_str().starts_with('[') {
-            out.push(parts.join(" "));
-        } else {
-            out.extend(parts);
-        }
-    }
-    if backticks_run {
-        out.extend(
-            quoted
-                .captures_iter(code)
-                .filter_map(|c| c.get(3))
-                .map(|m| m.as_str().to_string()),
         );
     }
     out
@@ -354,7 +330,7 @@ mod tests {
             None,
             None,
         );
-        assert_eq!(got, vec![Nested::Script("rm -rf /".into())]);
+        assert_eq!(got, vec![Nested::Remote("rm -rf /".into())]);
     }
 
     #[test]
@@ -375,15 +351,5 @@ mod tests {
             inline_code(&inv("python", &[]), &["import os".into()]),
             Some("import os".into())
         );
-        let code = "import subprocess; subprocess.run(['git', 'reset', '--hard']); os.system(\"rm -rf /\")";
-        assert_eq!(
-            shell_strings_in_code(code, false),
-            vec!["git reset --hard", "rm -rf /"]
-        );
-        assert_eq!(
-            shell_strings_in_code("x = `rm -rf ~`", true),
-            vec!["rm -rf ~"]
-        );
-        assert!(shell_strings_in_code("print('rm -rf /')", false).is_empty());
     }
 }

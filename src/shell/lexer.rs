@@ -47,6 +47,19 @@ pub(crate) enum Op {
     Close,
 }
 
+/// What a redirection operator does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RedirectOp {
+    /// `<` or `<&` (reads); `<>` reads and writes, and counts as output.
+    pub input: bool,
+    /// `>>` or `&>>`.
+    pub append: bool,
+    /// `>&` or `<&`: the target may be a file descriptor (`>&2`).
+    pub dup: bool,
+    /// The file descriptor written before it (`2>`), if any.
+    pub fd: Option<u32>,
+}
+
 /// One lexical token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Token {
@@ -54,8 +67,8 @@ pub(crate) enum Token {
     Word(Word),
     /// A control operator.
     Op(Op),
-    /// A redirection; the next word is its target. `input` for `<`.
-    Redirect { input: bool },
+    /// A redirection; the next word is its target.
+    Redirect(RedirectOp),
     /// `<<<`: the next word is fed to the command's standard input.
     HereString,
     /// `<<DELIM`: the body, collected after the end of the line.
@@ -82,6 +95,7 @@ pub(crate) fn lex(src: &str, word_budget: &mut usize) -> Lexed {
         pos: 0,
         out: Lexed::default(),
         pending: Vec::new(),
+        fd: None,
     };
     lexer.run(word_budget);
     lexer.out
@@ -99,6 +113,8 @@ struct Lexer<'a> {
     pos: usize,
     out: Lexed,
     pending: Vec<PendingHeredoc>,
+    /// A file-descriptor number just read before `<` or `>`.
+    fd: Option<u32>,
 }
 
 /// Bytes that end an unquoted word.
@@ -151,10 +167,12 @@ impl<'a> Lexer<'a> {
                 b'&' => match self.peek(1) {
                     Some(b'&') => self.op(Op::And, 2),
                     Some(b'>') => {
-                        let len = if self.peek(2) == Some(b'>') { 3 } else { 2 };
-                        self.pos += len;
-                        self.out.skeleton.push('>');
-                        self.out.tokens.push(Token::Redirect { input: false });
+                        let append = self.peek(2) == Some(b'>');
+                        self.pos += if append { 3 } else { 2 };
+                        self.redirect(RedirectOp {
+                            append,
+                            ..RedirectOp::default()
+                        });
                     }
                     _ => self.op(Op::Background, 1),
                 },
@@ -168,14 +186,18 @@ impl<'a> Lexer<'a> {
                 b'<' | b'>' if self.peek(1) == Some(b'(') => self.word(word_budget),
                 b'<' => self.less(word_budget),
                 b'>' => {
-                    let len = if matches!(self.peek(1), Some(b'>') | Some(b'|') | Some(b'&')) {
+                    let next = self.peek(1);
+                    let len = if matches!(next, Some(b'>') | Some(b'|') | Some(b'&')) {
                         2
                     } else {
                         1
                     };
                     self.pos += len;
-                    self.out.skeleton.push('>');
-                    self.out.tokens.push(Token::Redirect { input: false });
+                    self.redirect(RedirectOp {
+                        append: next == Some(b'>'),
+                        dup: next == Some(b'&'),
+                        ..RedirectOp::default()
+                    });
                 }
                 _ => self.word(word_budget),
             }
@@ -186,10 +208,18 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Pushes a redirection, with the file descriptor read before it.
+    fn redirect(&mut self, mut op: RedirectOp) {
+        op.fd = self.fd.take();
+        self.out.skeleton.push(if op.input { '<' } else { '>' });
+        self.out.tokens.push(Token::Redirect(op));
+    }
+
     /// `<`, `<&`, `<>`, `<<`, `<<-`, `<<<`.
     fn less(&mut self, word_budget: &mut usize) {
-        self.out.skeleton.push('<');
         if self.peek(1) == Some(b'<') {
+            self.fd = None;
+            self.out.skeleton.push('<');
             if self.peek(2) == Some(b'<') {
                 self.pos += 3;
                 self.out.tokens.push(Token::HereString);
@@ -217,13 +247,17 @@ impl<'a> Lexer<'a> {
             });
             return;
         }
-        let len = if matches!(self.peek(1), Some(b'&') | Some(b'>')) {
+        let next = self.peek(1);
+        self.pos += if matches!(next, Some(b'&') | Some(b'>')) {
             2
         } else {
             1
         };
-        self.pos += len;
-        self.out.tokens.push(Token::Redirect { input: true });
+        self.redirect(RedirectOp {
+            input: next != Some(b'>'),
+            dup: next == Some(b'&'),
+            ..RedirectOp::default()
+        });
     }
 
     /// After a newline: the bodies of the heredocs opened on that line.
@@ -266,8 +300,10 @@ impl<'a> Lexer<'a> {
         let is_fd =
             !word.quoted && !word.text.is_empty() && word.text.bytes().all(|b| b.is_ascii_digit());
         if is_fd && matches!(self.peek(0), Some(b'<') | Some(b'>')) {
+            self.fd = word.text.parse().ok();
             return;
         }
+        self.fd = None;
         self.out.tokens.push(Token::Word(word));
     }
 

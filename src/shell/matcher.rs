@@ -7,8 +7,11 @@
 //! that `git -C dir reset` has subcommand `reset`.
 
 use super::paths::classify_path;
-use super::rules::{CompiledRule, ShellRule};
+use super::refs;
+use super::rules::{Field, ShellRule};
 use super::ShellContext;
+use regex::Regex;
+use std::collections::BTreeMap;
 
 /// One command as the rules see it.
 #[derive(Debug, Clone, Copy)]
@@ -29,28 +32,39 @@ pub(crate) struct Unit<'a> {
     pub downstream: Downstream<'a>,
     /// Run by `xargs`: more operands arrive from stdin.
     pub via_xargs: bool,
+    /// Its output reaches the agent (see `ShellRule::printed`).
+    pub printed: bool,
+    /// It runs on another machine (`ssh host '…'`).
+    pub remote: bool,
 }
 
-/// The programs that read a command's output: later stages of its pipeline
-/// (distinct names with the index of their last stage, so that long
-/// pipelines stay linear) and the consumers of the whole script.
+/// The programs around a command in its pipeline: the distinct names of
+/// the stages with the index of their first and last stage (so that long
+/// pipelines stay linear), and the consumers of the whole script.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Downstream<'a> {
-    /// Distinct program names of the pipeline with their last stage index.
-    pub stages: &'a [(String, usize)],
-    /// The index of the command itself: only later stages count.
+    /// Distinct program names of the pipeline: (name, first, last stage).
+    pub stages: &'a [(String, usize, usize)],
+    /// The index of the command itself.
     pub position: usize,
     /// Programs consuming the output of the whole script.
     pub consumers: &'a [String],
 }
 
 impl Downstream<'_> {
-    /// Whether some downstream program satisfies `test`.
+    /// Whether some program reading the command's output satisfies `test`.
     pub fn any(&self, test: impl Fn(&str) -> bool) -> bool {
         self.stages
             .iter()
-            .any(|(name, last)| *last > self.position && test(name))
+            .any(|(name, _, last)| *last > self.position && test(name))
             || self.consumers.iter().any(|c| test(c))
+    }
+
+    /// Whether some earlier stage of the pipeline satisfies `test`.
+    pub fn any_before(&self, test: impl Fn(&str) -> bool) -> bool {
+        self.stages
+            .iter()
+            .any(|(name, first, _)| *first < self.position && test(name))
     }
 
     /// The downstream program names, as a list.
@@ -58,19 +72,24 @@ impl Downstream<'_> {
         let mut out: Vec<String> = self
             .stages
             .iter()
-            .filter(|(_, last)| *last > self.position)
-            .map(|(n, _)| n.clone())
+            .filter(|(_, _, last)| *last > self.position)
+            .map(|(n, _, _)| n.clone())
             .collect();
         out.extend(self.consumers.iter().cloned());
         out
     }
 }
 
-/// Whether `name` matches a program pattern (`git`, or `mkfs*`).
+/// Whether `name` matches a program pattern: `git`, `mkfs*` (a prefix),
+/// `*deploy*` (a part), `*` (any program).
 pub(crate) fn program_matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => pattern == name,
+    match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+        (Some(rest), _) => match rest.strip_suffix('*') {
+            Some(part) => name.contains(part),
+            None => name.ends_with(rest),
+        },
+        (None, Some(prefix)) => name.starts_with(prefix),
+        (None, None) => pattern == name,
     }
 }
 
@@ -125,10 +144,12 @@ pub(crate) fn flag_present(spec: &str, flags: &[&str]) -> bool {
     }
 }
 
-/// Whether `rule` matches `unit`.
+/// Whether `rule` matches `unit`. The cheap conditions come first; a regex
+/// is compiled only when a command gets that far (an invalid one matches
+/// nothing: `ShellRules::validate` reports it).
 pub(crate) fn matches(
     rule: &ShellRule,
-    compiled: &CompiledRule,
+    patterns: &BTreeMap<String, String>,
     unit: &Unit,
     value_options: &[String],
     ctx: &ShellContext,
@@ -168,7 +189,36 @@ pub(crate) fn matches(
     if rule.no_flag.iter().any(|f| flag_present(f, &flags)) {
         return false;
     }
-    if let Some(skip) = &compiled.skip_args {
+    if rule.min_operands.is_some_and(|n| operands.len() < n)
+        || rule.max_operands.is_some_and(|n| operands.len() > n)
+    {
+        return false;
+    }
+    if (rule.printed && !unit.printed) || rule.remote.is_some_and(|r| r != unit.remote) {
+        return false;
+    }
+    if !rule.pipe_to.is_empty()
+        && !unit
+            .downstream
+            .any(|d| rule.pipe_to.iter().any(|p| program_matches(p, d)))
+    {
+        return false;
+    }
+    if !rule.pipe_from.is_empty()
+        && !unit
+            .downstream
+            .any_before(|d| rule.pipe_from.iter().any(|p| program_matches(p, d)))
+    {
+        return false;
+    }
+    if !rule.unless_refs.is_empty() && refs::all_match(&operands, &rule.unless_refs, ctx) {
+        return false;
+    }
+    let regex = |field| rule.regex(field, patterns).map_err(|_| ());
+    let Ok(skip) = regex(Field::SkipArgs) else {
+        return false;
+    };
+    if let Some(skip) = skip {
         operands.retain(|o| !skip.is_match(o));
     }
     if !rule.targets.is_empty() {
@@ -180,45 +230,31 @@ pub(crate) fn matches(
             return false;
         }
     }
-    if let Some(re) = &compiled.args {
-        if !operands.iter().any(|o| re.is_match(o)) {
-            return false;
-        }
-    }
-    if let Some(re) = &compiled.redirect {
-        if !unit.redirects.iter().any(|r| re.is_match(r)) {
-            return false;
-        }
-    }
-    if let Some(re) = &compiled.stdin {
-        if !unit.stdin.iter().any(|s| re.is_match(s)) {
-            return false;
-        }
-    }
-    if let Some(re) = &compiled.code {
-        if !unit.code.is_some_and(|c| re.is_match(c)) {
-            return false;
-        }
-    }
-    if !rule.pipe_to.is_empty()
-        && !unit
-            .downstream
-            .any(|d| rule.pipe_to.iter().any(|p| program_matches(p, d)))
-    {
-        return false;
-    }
-    if let Some(re) = &compiled.context {
-        let joined: Vec<&str> = unit
-            .assignments
-            .iter()
-            .chain(unit.args)
-            .map(String::as_str)
-            .collect();
-        if !re.is_match(&joined.join(" ")) {
-            return false;
-        }
-    }
-    true
+    let holds = |field, test: &dyn Fn(&Regex) -> bool| match regex(field) {
+        Ok(Some(re)) => test(re),
+        Ok(None) => true,
+        Err(()) => false,
+    };
+    holds(Field::Args, &|re| operands.iter().any(|o| re.is_match(o)))
+        && holds(Field::LastOperand, &|re| {
+            operands.last().is_some_and(|o| re.is_match(o))
+        })
+        && holds(Field::Redirect, &|re| {
+            unit.redirects.iter().any(|r| re.is_match(r))
+        })
+        && holds(Field::Stdin, &|re| {
+            unit.stdin.iter().any(|s| re.is_match(s))
+        })
+        && holds(Field::Code, &|re| unit.code.is_some_and(|c| re.is_match(c)))
+        && holds(Field::Context, &|re| {
+            let joined: Vec<&str> = unit
+                .assignments
+                .iter()
+                .chain(unit.args)
+                .map(String::as_str)
+                .collect();
+            re.is_match(&joined.join(" "))
+        })
 }
 
 #[cfg(test)]
@@ -257,5 +293,8 @@ mod tests {
         assert!(program_matches("mkfs*", "mkfs.ext4"));
         assert!(program_matches("git", "git"));
         assert!(!program_matches("git", "gitk"));
+        assert!(program_matches("*deploy*", "deploy-prod.sh"));
+        assert!(program_matches("*.sh", "deploy.sh"));
+        assert!(program_matches("*", "anything"));
     }
 }

@@ -14,13 +14,16 @@
 //! Past a cap the strictest verdict found so far is returned, or an `ask`
 //! when nothing was found (the rest of the command could not be examined).
 
+mod code;
 mod expand;
 mod lexer;
 mod matcher;
 mod parse;
 mod paths;
+mod refs;
 mod rules;
 mod scan;
+mod settings;
 mod values;
 mod walk;
 mod wrappers;
@@ -30,6 +33,7 @@ use std::path::PathBuf;
 
 pub use paths::PathClass;
 pub use rules::{ProgramSpec, ShellRule, ShellRuleError, ShellRules};
+pub use settings::{ClassAction, ShellSettings};
 
 /// Where the command runs: used to tell "the repository root" or "home" from
 /// any other directory when a rule looks at path arguments.

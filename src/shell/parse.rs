@@ -7,15 +7,47 @@
 //! function definition `name() { … }` contributes its body. Redirections and
 //! heredoc bodies are attached to the command they belong to.
 
-use super::lexer::{Op, Token, Word};
+use super::lexer::{Op, RedirectOp, Token, Word};
 
 /// A redirection of a simple command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Redirect {
-    /// `<` (input) or `>`-like (output).
-    pub input: bool,
+    /// What the operator does (`<`, `>`, `>>`, `2>`, `>&`...).
+    pub op: RedirectOp,
     /// The target word.
     pub target: Word,
+}
+
+impl Redirect {
+    /// The redirection as rules see it: `<file`, `>file`, `>>file`, or
+    /// `>&2` for a duplicated descriptor.
+    pub fn shown(&self) -> String {
+        let target = &self.target.text;
+        let op = match self.op {
+            RedirectOp { input: true, .. } => "<",
+            RedirectOp { dup: true, .. } if is_descriptor(target) => ">&",
+            RedirectOp { append: true, .. } => ">>",
+            _ => ">",
+        };
+        format!("{op}{target}")
+    }
+
+    /// Whether it sends the command's standard output to a file (so that
+    /// the output does not reach whoever runs it).
+    pub fn stdout_to_file(&self) -> bool {
+        let op = self.op;
+        !op.input
+            && matches!(op.fd, None | Some(1))
+            && (!op.dup || !is_descriptor(&self.target.text))
+            && !matches!(
+                self.target.text.as_str(),
+                "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/fd/1" | "/dev/fd/2"
+            )
+    }
+}
+
+fn is_descriptor(target: &str) -> bool {
+    target == "-" || (!target.is_empty() && target.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// One simple command: its words, redirections and standard-input data.
@@ -78,7 +110,7 @@ const RESERVED: &[&str] = &[
 
 enum Expect {
     Word,
-    Redirect(bool),
+    Redirect(RedirectOp),
     HereString,
 }
 
@@ -91,10 +123,7 @@ pub(crate) fn parse(tokens: Vec<Token>) -> Vec<Pipeline> {
     for token in tokens {
         match token {
             Token::Word(word) => match std::mem::replace(&mut expect, Expect::Word) {
-                Expect::Redirect(input) => command.redirects.push(Redirect {
-                    input,
-                    target: word,
-                }),
+                Expect::Redirect(op) => command.redirects.push(Redirect { op, target: word }),
                 Expect::HereString => command.here_strings.push(word),
                 Expect::Word => {
                     if command.words.is_empty()
@@ -106,7 +135,7 @@ pub(crate) fn parse(tokens: Vec<Token>) -> Vec<Pipeline> {
                     command.words.push(word);
                 }
             },
-            Token::Redirect { input } => expect = Expect::Redirect(input),
+            Token::Redirect(op) => expect = Expect::Redirect(op),
             Token::HereString => expect = Expect::HereString,
             Token::HereDoc { body } => command.heredocs.push(body),
             Token::Op(op) => {
@@ -211,7 +240,11 @@ mod tests {
         assert_eq!(cat.words.len(), 1);
         assert_eq!(cat.heredocs, vec!["rm -rf /\n".to_string()]);
         assert_eq!(cat.redirects.len(), 2);
-        assert!(pipelines[1][0].redirects[0].input);
+        assert!(pipelines[1][0].redirects[0].op.input);
+        assert_eq!(cat.redirects[0].shown(), ">out.txt");
+        assert!(cat.redirects[0].stdout_to_file());
+        assert_eq!(cat.redirects[1].shown(), ">&1");
+        assert!(!cat.redirects[1].stdout_to_file());
     }
 
     #[test]

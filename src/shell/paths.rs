@@ -91,10 +91,11 @@ pub fn classify_path(arg: &str, ctx: &ShellContext) -> PathClass {
     if arg.is_empty() {
         return PathClass::Other;
     }
-    if TEMP_PREFIXES.iter().any(|p| arg.starts_with(p)) && !arg.contains("..") {
+    let trimmed = trim_tail(arg);
+    let in_home = trimmed.starts_with('/') && holds_home(&normalize(Path::new(trimmed)), ctx);
+    if TEMP_PREFIXES.iter().any(|p| arg.starts_with(p)) && !arg.contains("..") && !in_home {
         return PathClass::Temp;
     }
-    let trimmed = trim_tail(arg);
     if HOME_WORDS.contains(&trimmed) || (trimmed.starts_with('~') && !trimmed.contains('/')) {
         return match &ctx.home {
             Some(home) => classify_absolute(home, ctx),
@@ -188,37 +189,45 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether a normalized absolute path is the user's home, lies inside it,
+/// or contains it (a home of `/` contains everything and is not counted).
+fn holds_home(path: &Path, ctx: &ShellContext) -> bool {
+    ctx.home.as_deref().map(normalize).is_some_and(|home| {
+        home.starts_with(path) || (home != Path::new("/") && path.starts_with(&home))
+    })
+}
+
 fn classify_absolute(path: &Path, ctx: &ShellContext) -> PathClass {
     let path = normalize(path);
     let text = path.to_string_lossy();
     if text == "/" {
         return PathClass::Root;
     }
-    let with_slash = format!("{text}/");
-    if TEMP_PREFIXES
-        .iter()
-        .any(|p| p.starts_with('/') && with_slash.starts_with(p) && with_slash.len() > p.len())
-    {
-        return PathClass::Temp;
-    }
+    // The home first: a HOME under /tmp (sandboxes, CI runners) is no
+    // temporary directory, nor are its ancestors or its contents.
+    let home = ctx.home.as_deref().map(normalize);
     let comps: Vec<&str> = text.split('/').filter(|c| !c.is_empty()).collect();
-    let is_home = ctx
-        .home
-        .as_deref()
-        .map(normalize)
-        .is_some_and(|h| h == path)
+    let is_home = home.as_ref().is_some_and(|h| *h == path)
         || (comps.len() == 2 && matches!(comps[0], "home" | "Users"))
         || comps == ["root"]
         || comps == ["var", "root"];
     if is_home {
         return PathClass::Home;
     }
-    if let Some(home) = ctx.home.as_deref().map(normalize) {
-        if home.starts_with(&path) {
-            return PathClass::System;
-        }
+    if home.as_ref().is_some_and(|h| h.starts_with(&path)) {
+        return PathClass::System;
     }
-    if comps.len() <= 2 && SYSTEM_DIRS.contains(&comps[0]) {
+    let with_slash = format!("{text}/");
+    let temp = TEMP_PREFIXES
+        .iter()
+        .any(|p| p.starts_with('/') && with_slash.starts_with(p) && with_slash.len() > p.len());
+    // Inside the home (`/root/projects` for root) nothing is a system
+    // directory or a temp one.
+    let inside_home = holds_home(&path, ctx);
+    if temp && !inside_home {
+        return PathClass::Temp;
+    }
+    if comps.len() <= 2 && SYSTEM_DIRS.contains(&comps[0]) && !inside_home {
         return PathClass::System;
     }
     if let Some(root) = ctx.repo_root.as_deref().map(normalize) {
@@ -272,6 +281,13 @@ mod tests {
         let ctx = ctx_in_repo();
         assert_eq!(classify_path("/home/dev", &ctx), Home);
         assert_eq!(classify_path("~/", &ctx), Home);
+        let root = ShellContext {
+            home: Some("/root".into()),
+            ..ShellContext::default()
+        };
+        assert_eq!(classify_path("~/projects", &root), Other);
+        assert_eq!(classify_path("/root", &root), Home);
+        assert_eq!(classify_path("/opt", &root), System);
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! operands by class (see [`PathClass`]), the rest by regular expressions
 //! compiled once, on first use, with size limits. `docs/config.md` has the
 //! user-facing description; [`ShellRules::validate`] reports a bad rule by
-//! its id.
+//! its id. Regexes may name shared fragments, `{{name}}`, defined once in
+//! the section's `patterns:` (credential paths, network clients, what a
+//! production target looks like), so that a family of rules says each
+//! thing in one place.
 
 use super::{PathClass, ShellAction};
 use regex::{Regex, RegexBuilder};
@@ -22,6 +25,14 @@ pub struct ShellRules {
     /// that the value is not mistaken for a subcommand or operand.
     #[serde(default)]
     pub programs: BTreeMap<String, ProgramSpec>,
+    /// Named regex fragments, used in rule regexes as `{{name}}`.
+    #[serde(default)]
+    pub patterns: BTreeMap<String, String>,
+    /// Programs that pass what they read on to their output (`grep`,
+    /// `sort`, `base64`): a command piped only into them still prints to
+    /// the agent (see [`ShellRule::printed`]).
+    #[serde(default)]
+    pub filters: Vec<String>,
     /// The rules, checked in order; the strictest match wins.
     #[serde(default)]
     pub rules: Vec<ShellRule>,
@@ -44,6 +55,9 @@ pub struct ShellRule {
     pub id: String,
     /// `deny` or `ask`.
     pub action: ShellAction,
+    /// The class the config moves the rule by (`push`, `services`...).
+    #[serde(default)]
+    pub class: Option<String>,
     /// Program names (bare; a trailing `*` matches a prefix: `mkfs*`).
     /// Empty: any program.
     #[serde(default)]
@@ -67,9 +81,23 @@ pub struct ShellRule {
     /// Some operand matches this regex.
     #[serde(default)]
     pub args_match: Option<String>,
+    /// The last operand (where `cp`, `mv`, `install` write) matches.
+    #[serde(default)]
+    pub last_operand_match: Option<String>,
     /// Operands matching this regex are ignored by `targets`/`args_match`.
     #[serde(default)]
     pub skip_args: Option<String>,
+    /// At least this many operands (after the subcommand).
+    #[serde(default)]
+    pub min_operands: Option<usize>,
+    /// At most this many operands (after the subcommand).
+    #[serde(default)]
+    pub max_operands: Option<usize>,
+    /// Branch globs (`feature/*`): the rule does not hold when the command
+    /// names refs after its remote (`git push origin a b`) and every one's
+    /// destination matches one of them. Set by the config's `allow_push`.
+    #[serde(default)]
+    pub unless_refs: Vec<String>,
     /// Some redirection matches, written as `<target` for input and
     /// `>target` for output (so `'^>/dev/sd'` is a write onto a disk).
     #[serde(default)]
@@ -87,14 +115,27 @@ pub struct ShellRule {
     /// A later command of the same pipeline is one of these programs.
     #[serde(default)]
     pub pipe_to: Vec<String>,
+    /// An earlier command of the same pipeline is one of these programs.
+    #[serde(default)]
+    pub pipe_from: Vec<String>,
+    /// The command's output reaches the agent: it is not captured by a
+    /// `$( … )`, not redirected to a file, and piped, if at all, only
+    /// through the section's `filters`.
+    #[serde(default)]
+    pub printed: bool,
+    /// `true`: only in a command run on another machine (`ssh host '…'`);
+    /// `false`: only on this one.
+    #[serde(default)]
+    pub remote: Option<bool>,
     /// The code of a whole script, with quoted text, comments and heredoc
     /// bodies blanked, matches. Used alone (no other condition).
     #[serde(default)]
     pub text_match: Option<String>,
     /// The message for the agent.
     pub reason: String,
+    /// Each regex field, compiled on first use (see [`Field`]).
     #[serde(skip)]
-    compiled: OnceLock<Result<CompiledRule, ShellRuleError>>,
+    compiled: [OnceLock<Result<Option<Regex>, ShellRuleError>>; Field::COUNT],
 }
 
 /// A rule that cannot be used, named by its id.
@@ -120,30 +161,110 @@ pub enum ShellRuleError {
     },
 }
 
-/// A rule's regexes, compiled.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct CompiledRule {
-    pub args: Option<Regex>,
-    pub skip_args: Option<Regex>,
-    pub redirect: Option<Regex>,
-    pub stdin: Option<Regex>,
-    pub code: Option<Regex>,
-    pub context: Option<Regex>,
-    pub text: Option<Regex>,
+/// A rule's regex fields. Each is compiled the first time a command gets
+/// that far in the rule: most commands are ruled out by their program or
+/// flags first, and compiling every rule's regexes costs tens of
+/// milliseconds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Field {
+    Args,
+    LastOperand,
+    SkipArgs,
+    Redirect,
+    Stdin,
+    Code,
+    Context,
+    Text,
+}
+
+impl Field {
+    const COUNT: usize = 8;
+    const ALL: [Field; Field::COUNT] = [
+        Field::Args,
+        Field::LastOperand,
+        Field::SkipArgs,
+        Field::Redirect,
+        Field::Stdin,
+        Field::Code,
+        Field::Context,
+        Field::Text,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Field::Args => "args_match",
+            Field::LastOperand => "last_operand_match",
+            Field::SkipArgs => "skip_args",
+            Field::Redirect => "redirect_match",
+            Field::Stdin => "stdin_match",
+            Field::Code => "code_match",
+            Field::Context => "context_match",
+            Field::Text => "text_match",
+        }
+    }
+
+    fn pattern(self, rule: &ShellRule) -> &Option<String> {
+        match self {
+            Field::Args => &rule.args_match,
+            Field::LastOperand => &rule.last_operand_match,
+            Field::SkipArgs => &rule.skip_args,
+            Field::Redirect => &rule.redirect_match,
+            Field::Stdin => &rule.stdin_match,
+            Field::Code => &rule.code_match,
+            Field::Context => &rule.context_match,
+            Field::Text => &rule.text_match,
+        }
+    }
 }
 
 /// Compiled-program size limit for every rule regex.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
+/// Replaces each `{{name}}` by the named fragment, in a group (fragments
+/// may use fragments, a few levels deep).
+fn expand(
+    pattern: &str,
+    patterns: &BTreeMap<String, String>,
+    depth: usize,
+) -> Result<String, String> {
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(open) = rest.find("{{") {
+        let Some(close) = rest[open..].find("}}") else {
+            break;
+        };
+        let name = &rest[open + 2..open + close];
+        let fragment = patterns
+            .get(name)
+            .ok_or_else(|| format!("no pattern `{name}` among `patterns:`"))?;
+        if depth >= 4 {
+            return Err(format!("pattern `{name}` nests too deep"));
+        }
+        out.push_str(&rest[..open]);
+        out.push_str("(?:");
+        out.push_str(&expand(fragment, patterns, depth + 1)?);
+        out.push(')');
+        rest = &rest[open + close + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 fn compile(
     rule: &str,
     field: &'static str,
     pattern: &Option<String>,
+    patterns: &BTreeMap<String, String>,
 ) -> Result<Option<Regex>, ShellRuleError> {
     let Some(pattern) = pattern else {
         return Ok(None);
     };
-    RegexBuilder::new(pattern)
+    let pattern = expand(pattern, patterns, 0).map_err(|message| ShellRuleError::Regex {
+        rule: rule.to_string(),
+        field,
+        message,
+    })?;
+    RegexBuilder::new(&pattern)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .build()
@@ -156,21 +277,22 @@ fn compile(
 }
 
 impl ShellRule {
-    /// The compiled regexes (compiled on first use, then cached).
-    pub(crate) fn compiled(&self) -> Result<&CompiledRule, &ShellRuleError> {
-        self.compiled
-            .get_or_init(|| {
-                Ok(CompiledRule {
-                    args: compile(&self.id, "args_match", &self.args_match)?,
-                    skip_args: compile(&self.id, "skip_args", &self.skip_args)?,
-                    redirect: compile(&self.id, "redirect_match", &self.redirect_match)?,
-                    stdin: compile(&self.id, "stdin_match", &self.stdin_match)?,
-                    code: compile(&self.id, "code_match", &self.code_match)?,
-                    context: compile(&self.id, "context_match", &self.context_match)?,
-                    text: compile(&self.id, "text_match", &self.text_match)?,
-                })
-            })
+    /// One regex field, compiled on first use (then cached) with the
+    /// section's `patterns` substituted; `None` when the rule has none.
+    pub(crate) fn regex(
+        &self,
+        field: Field,
+        patterns: &BTreeMap<String, String>,
+    ) -> Result<Option<&Regex>, &ShellRuleError> {
+        self.compiled[field as usize]
+            .get_or_init(|| compile(&self.id, field.name(), field.pattern(self), patterns))
             .as_ref()
+            .map(Option::as_ref)
+    }
+
+    /// Forgets the compiled regexes (after the patterns changed).
+    pub(crate) fn recompile(&mut self) {
+        self.compiled = Default::default();
     }
 
     /// True for a rule on the shape of the script (`text_match`), evaluated
@@ -186,15 +308,20 @@ impl ShellRule {
             || !self.any_flag.is_empty()
             || !self.no_flag.is_empty()
             || !self.targets.is_empty()
+            || self.min_operands.is_some()
+            || self.max_operands.is_some()
             || self.args_match.is_some()
+            || self.last_operand_match.is_some()
+            || self.printed
             || self.redirect_match.is_some()
             || self.stdin_match.is_some()
             || self.code_match.is_some()
             || self.context_match.is_some()
             || !self.pipe_to.is_empty()
+            || !self.pipe_from.is_empty()
     }
 
-    fn check(&self) -> Result<(), ShellRuleError> {
+    fn check(&self, patterns: &BTreeMap<String, String>) -> Result<(), ShellRuleError> {
         let invalid = |message: &str| ShellRuleError::Invalid {
             rule: self.id.clone(),
             message: message.to_string(),
@@ -230,11 +357,15 @@ impl ShellRule {
             .command
             .iter()
             .chain(&self.pipe_to)
+            .chain(&self.pipe_from)
             .any(|c| c.trim().is_empty())
         {
             return Err(invalid("an empty program name"));
         }
-        self.compiled().map(|_| ()).map_err(Clone::clone)
+        for field in Field::ALL {
+            self.regex(field, patterns).map_err(Clone::clone)?;
+        }
+        Ok(())
     }
 }
 
@@ -256,7 +387,7 @@ impl ShellRules {
                     message: "duplicate id".into(),
                 });
             }
-            rule.check()?;
+            rule.check(&self.patterns)?;
         }
         for (program, spec) in &self.programs {
             if let Some(bad) = spec.value_options.iter().find(|o| !o.starts_with('-')) {

@@ -126,12 +126,22 @@ pub(crate) fn unescape_backtick(inner: &str) -> String {
 /// opening quote). Returns the decoded text and the offset after the closing
 /// quote.
 pub(crate) fn ansi_c(src: &str, start: usize) -> (String, usize) {
+    decode(src, start, true)
+}
+
+/// Applies `printf`'s backslash escapes (`\x72`, `\155`, `\n`…) to a
+/// whole text.
+pub(crate) fn unescape(text: &str) -> String {
+    decode(text, 0, false).0
+}
+
+fn decode(src: &str, start: usize, to_quote: bool) -> (String, usize) {
     let mut out = String::new();
     let rest = src.get(start..).unwrap_or("");
     let mut chars = rest.char_indices();
     while let Some((off, c)) = chars.next() {
         match c {
-            '\'' => return (out, start + off + 1),
+            '\'' if to_quote => return (out, start + off + 1),
             '\\' => match chars.next() {
                 Some((_, 'n')) => out.push('\n'),
                 Some((_, 't')) => out.push('\t'),
@@ -208,6 +218,11 @@ mod tests {
         let (text, next) = ansi_c("$'r\\x6d -rf\\n\\'' x", 2);
         assert_eq!(text, "rm -rf\n'");
         assert_eq!(next, 16);
+    }
+
+    #[test]
+    fn printf_escapes() {
+        assert_eq!(unescape("\\x72\\155 -rf\\n'x'"), "rm -rf\n'x'");
     }
 
     #[test]

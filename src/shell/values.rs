@@ -38,6 +38,10 @@ pub(crate) fn word_texts(command: &SimpleCommand, vars: &HashMap<String, String>
                     text = replaced;
                 }
             }
+            if !word.quoted && !vars.contains_key("IFS") && text.contains("IFS") {
+                // Unquoted, the default IFS splits words: `rm${IFS}-rf${IFS}/`.
+                text = text.replace("${IFS}", " ").replace("$IFS", " ");
+            }
             text
         })
         .collect()
@@ -110,6 +114,95 @@ fn replace_vars(text: &str, vars: &HashMap<String, String>) -> Option<String> {
     }
     out.push_str(rest);
     Some(out)
+}
+
+/// Words glued by `${IFS}` that the shell splits: the command must be
+/// re-read from its expanded words.
+pub(crate) fn ifs_split(command: &SimpleCommand, texts: &[String]) -> bool {
+    command.words.iter().zip(texts).any(|(word, text)| {
+        word.text.contains("IFS") && !word.text.contains(' ') && text.contains(' ')
+    })
+}
+
+/// Lines of input `xargs` reads at most, one command each with `{}`.
+const INPUT_LINES: usize = 16;
+
+/// The argument lists `xargs` (or `parallel`) runs when its input is
+/// visible: with a `{}` placeholder, one per input line with the line in
+/// its place; without, the input appended, split into words (`xargs`) or
+/// one argument per line (`parallel`, `per_line`).
+pub(crate) fn fill_from_input(args: &[String], input: &str, per_line: bool) -> Vec<Vec<String>> {
+    if args.iter().any(|a| a.contains("{}")) {
+        return input
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .take(INPUT_LINES)
+            .map(|line| args.iter().map(|a| a.replace("{}", line)).collect())
+            .collect();
+    }
+    if per_line {
+        return input
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .take(INPUT_LINES)
+            .map(|line| {
+                let mut all = args.to_vec();
+                all.push(line.to_string());
+                all
+            })
+            .collect();
+    }
+    let mut all = args.to_vec();
+    all.extend(input.split_whitespace().map(str::to_string));
+    vec![all]
+}
+
+/// The arguments the rules see: `NAME=value` assignments in front of the
+/// command are read into its `$NAME` operands (`TMPDIR=/Users rm -rf
+/// $TMPDIR/x` is judged on `/Users/x`, the reading that could hurt), and
+/// `find`'s `-exec … ;` commands (examined on their own) are cut down to
+/// their program name (`-exec rm`), so that their options are not find's.
+pub(crate) fn own_args(inv: &Invocation) -> Vec<String> {
+    let mut args = inv.args.clone();
+    if !inv.assignments.is_empty() && args.iter().any(|a| a.contains('$')) {
+        let vars: HashMap<String, String> = inv
+            .assignments
+            .iter()
+            .filter_map(|a| a.split_once('='))
+            .map(|(n, v)| (n.trim_end_matches('+').to_string(), v.to_string()))
+            .collect();
+        for arg in &mut args {
+            if let Some(replaced) = replace_vars(arg, &vars) {
+                *arg = replaced;
+            }
+        }
+    }
+    if inv.program == "find" {
+        let mut kept = Vec::with_capacity(args.len());
+        // Words left of the exec command: its program is kept, the rest not.
+        let mut in_exec: Option<bool> = None;
+        for arg in args {
+            match in_exec {
+                Some(program_seen) => {
+                    if arg == ";" || arg == "+" {
+                        in_exec = None;
+                    } else if !program_seen {
+                        kept.push(arg);
+                        in_exec = Some(true);
+                    }
+                }
+                None => {
+                    if matches!(arg.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                        in_exec = Some(false);
+                    }
+                    kept.push(arg);
+                }
+            }
+        }
+        return kept;
+    }
+    args
 }
 
 /// The program word expanded to several words (`x='rm -rf ~'; $x`): the

@@ -6,7 +6,7 @@ use super::expand::{self, Nested};
 use super::lexer::lex;
 use super::matcher::{matches, program_matches, Downstream, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
-use super::rules::{ShellRule, ShellRules};
+use super::rules::{Field, ShellRule, ShellRules};
 use super::values;
 use super::wrappers::{resolve, Invocation};
 use super::{ShellAction, ShellContext, ShellMatch, MAX_BYTES, MAX_COMMANDS, MAX_DEPTH, MAX_WORDS};
@@ -29,6 +29,10 @@ pub(crate) struct Walker<'a> {
     best: Option<ShellMatch>,
     /// Every rule that matched, by id, each once in the order first matched.
     matched_ids: Vec<String>,
+    /// Inside this many command substitutions: output is captured.
+    captured: usize,
+    /// Inside this many commands run on another machine (`ssh host '…'`).
+    remote: usize,
 }
 
 fn clip(text: &str) -> String {
@@ -50,6 +54,8 @@ impl<'a> Walker<'a> {
             limited: None,
             best: None,
             matched_ids: Vec::new(),
+            captured: 0,
+            remote: 0,
         }
     }
 
@@ -128,12 +134,8 @@ impl<'a> Walker<'a> {
             self.limit(src);
         }
         for rule in self.rules.rules.iter().filter(|r| r.is_text_rule()) {
-            if let Ok(compiled) = rule.compiled() {
-                if compiled
-                    .text
-                    .as_ref()
-                    .is_some_and(|re| re.is_match(&lexed.skeleton))
-                {
+            if let Ok(Some(re)) = rule.regex(Field::Text, &self.rules.patterns) {
+                if re.is_match(&lexed.skeleton) {
                     self.record(rule, src);
                 }
             }
@@ -152,13 +154,16 @@ impl<'a> Walker<'a> {
             .map(|c| values::word_texts(c, &self.vars))
             .collect();
         let invocations: Vec<Invocation> = texts.iter().map(|t| resolve(t)).collect();
-        let mut last_stage: HashMap<&str, usize> = HashMap::new();
+        let mut spans: HashMap<&str, (usize, usize)> = HashMap::new();
         for (index, inv) in invocations.iter().enumerate() {
-            last_stage.insert(inv.program.as_str(), index);
+            spans
+                .entry(inv.program.as_str())
+                .or_insert((index, index))
+                .1 = index;
         }
-        let stages: Vec<(String, usize)> = last_stage
+        let stages: Vec<(String, usize, usize)> = spans
             .into_iter()
-            .map(|(name, last)| (name.to_string(), last))
+            .map(|(name, (first, last))| (name.to_string(), first, last))
             .collect();
         for (i, (command, inv)) in pipeline.iter().zip(&invocations).enumerate() {
             let segment = command.source_text(src);
@@ -179,22 +184,21 @@ impl<'a> Walker<'a> {
                 .words
                 .get(inv.program_index)
                 .is_some_and(|w| texts[i].get(inv.program_index) != Some(&w.text));
-            if expanded && values::split_program(inv) {
-                // `$cmd args` where `$cmd` holds several words: re-read it.
+            if (expanded && values::split_program(inv)) || values::ifs_split(command, &texts[i]) {
+                // `$cmd args` where `$cmd` holds several words, or words
+                // glued by `${IFS}`: re-read it.
                 self.script(&texts[i].join(" "), depth + 1, &downstream.names());
                 continue;
             }
             self.track_state(inv);
-            let redirects: Vec<String> = command
-                .redirects
-                .iter()
-                .map(|r| format!("{}{}", if r.input { '<' } else { '>' }, r.target.text))
-                .collect();
+            let redirects: Vec<String> = command.redirects.iter().map(|r| r.shown()).collect();
+            let to_file = command.redirects.iter().any(|r| r.stdout_to_file());
             self.invocation(
                 inv,
                 &redirects,
                 &stdin_of(command),
                 downstream,
+                to_file,
                 piped_in.as_deref(),
                 &segment,
                 depth,
@@ -239,9 +243,11 @@ impl<'a> Walker<'a> {
             } else {
                 &[]
             };
+            self.captured += 1;
             for sub in &word.subs {
                 self.script(sub, depth + 1, consumers);
             }
+            self.captured -= 1;
         }
         let fed: &[String] = if feeds_code { &own } else { &[] };
         for word in command
@@ -250,9 +256,11 @@ impl<'a> Walker<'a> {
             .map(|r| &r.target)
             .chain(&command.here_strings)
         {
+            self.captured += 1;
             for sub in &word.subs {
                 self.script(sub, depth + 1, fed);
             }
+            self.captured -= 1;
         }
     }
 
@@ -263,6 +271,7 @@ impl<'a> Walker<'a> {
         redirects: &[String],
         stdin: &[String],
         downstream: Downstream,
+        to_file: bool,
         piped_in: Option<&str>,
         segment: &str,
         depth: usize,
@@ -273,7 +282,26 @@ impl<'a> Walker<'a> {
                 self.script(script, depth + 1, &consumers);
             }
         }
-        if inv.program.is_empty() || self.done() {
+        // A command of redirections alone (`exec 3<>/dev/tcp/…`, `> /dev/sda`)
+        // still meets the rules on redirections.
+        if (inv.program.is_empty() && redirects.is_empty()) || self.done() {
+            return;
+        }
+        if let (true, Some(input)) = (inv.via_xargs, piped_in) {
+            // `echo / | xargs rm -rf`: the visible input becomes operands.
+            for args in values::fill_from_input(&inv.args, input, false) {
+                let fed = Invocation {
+                    args,
+                    via_xargs: false,
+                    ..inv.clone()
+                };
+                self.invocation(
+                    &fed, redirects, stdin, downstream, to_file, None, segment, depth,
+                );
+                if self.done() {
+                    return;
+                }
+            }
             return;
         }
         let mut code = expand::inline_code(inv, stdin);
@@ -285,15 +313,22 @@ impl<'a> Walker<'a> {
         }
         let mut all_input = stdin.to_vec();
         all_input.extend(piped_in.map(str::to_string));
+        let args = values::own_args(inv);
+        let filters = &self.rules.filters;
+        let printed = self.captured == 0
+            && !to_file
+            && !downstream.any(|p| !filters.iter().any(|f| program_matches(f, p)));
         let unit = Unit {
             program: &inv.program,
-            args: &inv.args,
+            args: &args,
             assignments: &inv.assignments,
             redirects,
             stdin: &all_input,
             code: code.as_deref(),
             downstream,
             via_xargs: inv.via_xargs,
+            printed,
+            remote: self.remote > 0,
         };
         let value_options = self.rules.value_options(&inv.program);
         for rule in self.rules.rules.iter().filter(|r| !r.is_text_rule()) {
@@ -307,18 +342,24 @@ impl<'a> Walker<'a> {
             if for_other_programs {
                 continue;
             }
-            if let Ok(compiled) = rule.compiled() {
-                if matches(rule, compiled, &unit, value_options, &self.ctx) {
-                    self.record(rule, segment);
-                    if self.done() {
-                        return;
-                    }
+            if matches(rule, &self.rules.patterns, &unit, value_options, &self.ctx) {
+                self.record(rule, segment);
+                if self.done() {
+                    return;
                 }
             }
         }
         for nested in expand::nested(inv, stdin, piped_in, code.as_deref()) {
             match nested {
                 Nested::Script(script) => self.script(&script, depth + 1, &[]),
+                Nested::Remote(script) => {
+                    // Another machine: its cwd, repository and home are unknown.
+                    let here = std::mem::take(&mut self.ctx);
+                    self.remote += 1;
+                    self.script(&script, depth + 1, &[]);
+                    self.remote -= 1;
+                    self.ctx = here;
+                }
                 Nested::Argv(argv) => {
                     if depth + 1 > MAX_DEPTH || !self.take_command(segment) {
                         self.limit(segment);
@@ -330,6 +371,7 @@ impl<'a> Walker<'a> {
                         &[],
                         &[],
                         Downstream::default(),
+                        false,
                         None,
                         &argv.join(" "),
                         depth + 1,

@@ -49,6 +49,19 @@ pub(crate) fn is_assignment(word: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// `1A=2` or `A-B=2`: not a valid assignment, so the shell would try to
+/// run it and fail; skipping it like one judges the rest of the line, the
+/// reading that errs on the safe side.
+fn looks_like_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with('-')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+'))
+    })
+}
+
 /// Skips options starting at `i`. `short_values` lists the short options
 /// that take a value, `long_values` the long ones (`--opt value`). Stops at
 /// the first operand or after `--`. Returns the index of the first operand
@@ -100,7 +113,7 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
     let mut i = 0;
     for _ in 0..64 {
         let Some(word) = words.get(i) else { return out };
-        if is_assignment(word) {
+        if is_assignment(word) || looks_like_assignment(word) {
             out.assignments.push(word.clone());
             i += 1;
             continue;
@@ -131,6 +144,19 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
             ),
             "doas" => skip_options(words, i + 1, "uC", &[], "L"),
             "env" => match env_options(words, i + 1, &mut out) {
+                // `env` alone (or with only assignments) prints the environment.
+                Some(after)
+                    if words
+                        .get(after..)
+                        .unwrap_or(&[])
+                        .iter()
+                        .all(|w| is_assignment(w)) =>
+                {
+                    out.program = "env".into();
+                    out.program_index = i;
+                    out.args = words[i + 1..].to_vec();
+                    return out;
+                }
                 Some(after) => (after, false),
                 None => return out,
             },
@@ -323,6 +349,8 @@ mod tests {
 
     #[test]
     fn queries_and_bare_assignments_run_nothing() {
+        assert_eq!(run("env -u").0, "env", "env alone prints the environment");
+        assert_eq!(run("env FOO=1").0, "env");
         for line in [
             "command -v rm",
             "command -V git",
