@@ -148,6 +148,37 @@ struct TurnRun {
     false_hits: Vec<String>,
 }
 
+impl TurnRun {
+    /// Prints the per-turn figures of `name` and the problems met, and
+    /// fails under the given minimums.
+    fn check(&self, name: &str, min_recall: f64, min_pass_through: f64) {
+        let recall = self.caught as f64 / self.blocks.max(1) as f64;
+        let pass_through = self.passed as f64 / self.ordinary.max(1) as f64;
+        println!(
+            "{name}: recall {}/{} = {recall:.3}, pass-through {}/{} = {pass_through:.3}",
+            self.caught, self.blocks, self.passed, self.ordinary
+        );
+        for p in self
+            .bypass_errors
+            .iter()
+            .chain(&self.misses)
+            .chain(&self.false_hits)
+        {
+            println!("  {p}");
+        }
+        assert!(
+            recall >= min_recall,
+            "recall {recall:.3}: {:?}",
+            self.misses
+        );
+        assert!(
+            pass_through >= min_pass_through,
+            "pass-through {pass_through:.3}: {:?}",
+            self.false_hits
+        );
+    }
+}
+
 fn run_turns(cases: &[(String, String, String, Vec<String>)]) -> TurnRun {
     let (engine, names) = engine();
     let config = Config::default();
@@ -418,26 +449,8 @@ fn multilingual_corpus_is_well_formed() {
 #[test]
 fn layer1_meets_the_targets_in_every_language() {
     let r = run_turns(&load_eval_corpus("turn-end-langs.yaml"));
-    let recall = r.caught as f64 / r.blocks.max(1) as f64;
-    let pass_through = r.passed as f64 / r.ordinary.max(1) as f64;
-    println!(
-        "turn-end-langs.yaml: recall {}/{} = {recall:.3}, pass-through {}/{} = {pass_through:.3}",
-        r.caught, r.blocks, r.passed, r.ordinary
-    );
-    for p in r.bypass_errors.iter().chain(&r.misses).chain(&r.false_hits) {
-        println!("  {p}");
-    }
     assert!(r.bypass_errors.is_empty(), "{:?}", r.bypass_errors);
-    assert!(
-        recall >= RECALL_TARGET,
-        "recall {recall:.3}: {:?}",
-        r.misses
-    );
-    assert!(
-        pass_through >= PASS_THROUGH_TARGET,
-        "pass-through {pass_through:.3}: {:?}",
-        r.false_hits
-    );
+    r.check("turn-end-langs.yaml", RECALL_TARGET, PASS_THROUGH_TARGET);
 }
 
 /// No bypass may clear a detector on a turn that must block for it, on any
@@ -462,22 +475,7 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
 /// the judge is seen. (The held-out half is measured with `guard eval`.)
 #[test]
 fn layer1_holds_a_floor_on_real_turns() {
-    let r = run_turns(&load_eval_corpus("real-turns/tune.yaml"));
-    let recall = r.caught as f64 / r.blocks.max(1) as f64;
-    let pass_through = r.passed as f64 / r.ordinary.max(1) as f64;
-    println!(
-        "real-turns/tune.yaml: recall {}/{} = {recall:.3}, pass-through {}/{} = {pass_through:.3}",
-        r.caught, r.blocks, r.passed, r.ordinary
-    );
-    for p in r.misses.iter().chain(&r.false_hits) {
-        println!("  {p}");
-    }
-    assert!(recall >= 0.85, "recall {recall:.3}: {:?}", r.misses);
-    assert!(
-        pass_through >= 0.75,
-        "pass-through {pass_through:.3}: {:?}",
-        r.false_hits
-    );
+    run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
 /// The whole-process benchmark's miss payload (bench/compare.sh) must stay a

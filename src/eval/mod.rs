@@ -178,6 +178,16 @@ pub fn run(
     }
 }
 
+/// "`what` `value` is below the minimum `min`", when both are known and it is.
+fn below(what: &str, value: Option<f64>, min: Option<f64>) -> Option<String> {
+    match (value, min) {
+        (Some(v), Some(m)) if v + 1e-9 < m => {
+            Some(format!("{what} {v:.3} is below the minimum {m:.3}"))
+        }
+        _ => None,
+    }
+}
+
 /// The per-turn Layer-1 figures below the given minimums, one line each
 /// (the per-language figures are not checked: a language has few cases).
 pub fn below_turn_minimums(
@@ -185,29 +195,28 @@ pub fn below_turn_minimums(
     min_recall: Option<f64>,
     min_pass_through: Option<f64>,
 ) -> Vec<String> {
-    let mut out = Vec::new();
-    let Some(t) = &report.turns else { return out };
-    for (what, value, min) in [
-        ("recall", t.recall, min_recall),
-        ("pass-through", t.pass_through, min_pass_through),
-    ] {
-        if let (Some(v), Some(m)) = (value, min) {
-            if v + 1e-9 < m {
-                out.push(format!(
-                    "per turn: Layer-1 {what} {v:.3} is below the minimum {m:.3}"
-                ));
-            }
-        }
-    }
-    out
+    let Some(t) = &report.turns else {
+        return Vec::new();
+    };
+    [
+        below("per turn: Layer-1 recall", t.recall, min_recall),
+        below(
+            "per turn: Layer-1 pass-through",
+            t.pass_through,
+            min_pass_through,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The figures below the given minimums, one line each (empty: all met).
 /// `min_recall` applies to every recall printed per detector (Layer-1 and
 /// end-to-end, deny and ask recall); `min_pass_through` to every Layer-1
 /// pass-through per detector and to the pre-tool pass-through. The
-/// per-turn figures have their own minimums ([`below_turn_minimums`]). Figures without cases
-/// are not checked.
+/// per-turn figures have their own minimums ([`below_turn_minimums`]).
+/// Figures without cases are not checked.
 pub fn below_minimums(
     report: &Report,
     min_recall: Option<f64>,
@@ -215,11 +224,7 @@ pub fn below_minimums(
 ) -> Vec<String> {
     let mut out = Vec::new();
     let mut check = |what: String, value: Option<f64>, min: Option<f64>| {
-        if let (Some(v), Some(m)) = (value, min) {
-            if v + 1e-9 < m {
-                out.push(format!("{what} {v:.3} is below the minimum {m:.3}"));
-            }
-        }
+        out.extend(below(&what, value, min));
     };
     for d in &report.detectors {
         check(
