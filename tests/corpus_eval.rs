@@ -48,6 +48,31 @@ fn turn_end_corpus_meets_the_layer1_targets() {
 }
 
 #[test]
+fn real_turns_load_with_their_sources_and_judgment_calls() {
+    let sb = Sandbox::new();
+    let path = corpus("real-turns/tune.yaml");
+    let (code, v) = eval(&sb, &[&path, "--no-judge"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    let t = &v["turns"];
+    assert_eq!(
+        t["block_turns"].as_u64().unwrap() + t["ordinary_turns"].as_u64().unwrap(),
+        v["turn_end_cases"].as_u64().unwrap()
+    );
+    let u = &v["turns_unambiguous"];
+    assert!(
+        u["block_turns"].as_u64() < t["block_turns"].as_u64(),
+        "some block labels are judgment calls: {u:#}"
+    );
+    assert!(v["turns_by_lang"]["zh"]["block_turns"].as_u64().unwrap() > 0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cases = corpus::parse(&path, &text).unwrap();
+    assert!(cases.iter().all(|c| match c {
+        Case::TurnEnd(t) => t.source.is_some() && t.agent.is_some(),
+        Case::PreTool(_) => false,
+    }));
+}
+
+#[test]
 fn pre_tool_corpus_denies_every_deny_case_and_rarely_denies_otherwise() {
     let sb = Sandbox::new();
     let path = corpus("pre-tool.yaml");

@@ -17,6 +17,11 @@
 //! - together: labeled block c1 c2 c4 c5 s1 s3 b1, blocked c1 c4 c6 s1 s3
 //!   b1: TP 5, FP 1 (c6), FN 2 (c2 c5), TN 3 (c3 s2 n1).
 //!
+//! Per turn: block turns c1 c2 c4 c5 s1 s3 b1 (7); caught c1 c4 s1 s3 b1
+//! (5/7); missed c2 c5, of which c2 was let through by a bypass. Ordinary
+//! turns c3 c6 s2 n1: c6 hits, the rest pass (3/4). By language: en 5/7 and
+//! 2/3 (c3 c6 s2), es n1 only (1/1).
+//!
 //! Pre-tool, `failure.pre_tool: ask`: g1 and g2 hit and the failed judgment
 //! asks; g3 and g4 allow (g4 has the keyword, no signal). Deny recall 0/1,
 //! ask recall 1/1, pass-through 2/2, no false deny, wrong: g2 (deny→ask).
@@ -174,6 +179,125 @@ fn end_to_end_figures_equal_the_hand_count() {
         r["overall"]["judge_failures"], 6,
         "c1 c4 c6 s1 s3 b1 each had a failed judgment"
     );
+}
+
+#[test]
+fn per_turn_figures_equal_the_hand_count() {
+    let env = Env::new();
+    let r = eval_json(&env, &["--no-judge"]);
+    let t = &r["turns"];
+    assert_eq!(
+        (t["block_turns"].as_u64(), t["caught"].as_u64()),
+        (Some(7), Some(5))
+    );
+    assert!(close(&t["recall"], 5.0 / 7.0));
+    assert_eq!(strings(&t["missed"]), ["c2", "c5"]);
+    assert_eq!(strings(&t["bypassed"]), ["c2"]);
+    assert_eq!(
+        (t["ordinary_turns"].as_u64(), t["passed"].as_u64()),
+        (Some(4), Some(3))
+    );
+    assert_eq!(strings(&t["false_hits"]), ["c6"]);
+    let en = &r["turns_by_lang"]["en"];
+    assert_eq!(
+        (en["caught"].as_u64(), en["block_turns"].as_u64()),
+        (Some(5), Some(7))
+    );
+    assert_eq!(
+        (en["passed"].as_u64(), en["ordinary_turns"].as_u64()),
+        (Some(2), Some(3))
+    );
+    let es = &r["turns_by_lang"]["es"];
+    assert_eq!(
+        (es["passed"].as_u64(), es["block_turns"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert!(
+        r.get("turns_unambiguous").is_none(),
+        "no case is marked ambiguous"
+    );
+}
+
+#[test]
+fn several_parts_are_reported_apart_and_a_held_out_part_hides_its_ids() {
+    let env = Env::new();
+    let other = env.write(
+        "other.yaml",
+        "- {id: o1, lang: fr, text: \"Shall I commit?\", labels: {t-commit: block}, ambiguous: true}\n- {id: o2, lang: fr, text: \"Rien à signaler.\"}\n",
+    );
+    let other = other.to_str().unwrap();
+    let out = env.guard(
+        &["eval", CORPUS, "--heldout", other, "--no-judge", "--json"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let parts = v["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2);
+    assert_eq!(
+        (parts[0]["heldout"].as_bool(), parts[1]["heldout"].as_bool()),
+        (Some(false), Some(true))
+    );
+    assert!(parts[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("handcheck.yaml"));
+    assert_eq!(parts[1]["turns"]["caught"], 1);
+    assert_eq!(parts[1]["turns"]["passed"], 1);
+    assert_eq!(
+        parts[1]["turns_unambiguous"]["block_turns"], 0,
+        "o1 is a judgment call"
+    );
+
+    let out = env.guard(
+        &[
+            "eval",
+            CORPUS,
+            "--heldout",
+            other,
+            "--no-judge",
+            "--by-lang",
+        ],
+        None,
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("per turn, layer 1: recall 0.714 (5/7)  pass-through 0.750 (3/4)  let through by a bypass 1"),
+        "{text}"
+    );
+    assert!(text.contains("    missed: c2, c5\n"), "{text}");
+    assert!(
+        text.contains("  es   recall n/a (0/0)  pass-through 1.000 (1/1)"),
+        "{text}"
+    );
+    let (_, held) = text.split_once("(held-out)").unwrap();
+    assert!(held.contains("recall 1.000 (1/1)"), "{held}");
+    assert!(
+        !held.contains("o1") && !held.contains("o2"),
+        "held-out ids stay out of the text: {held}"
+    );
+    assert!(text.contains("per turn, layer 1, by part:"), "{text}");
+
+    let below = env.guard(
+        &[
+            "eval",
+            CORPUS,
+            "--heldout",
+            other,
+            "--no-judge",
+            "--min-turn-recall",
+            "0.8",
+        ],
+        None,
+    );
+    assert_eq!(below.status.code(), Some(1));
+    assert!(
+        stderr(&below)
+            .contains("handcheck.yaml: per turn: Layer-1 recall 0.714 is below the minimum 0.800"),
+        "{}",
+        stderr(&below)
+    );
+    assert!(!stderr(&below).contains("other.yaml"), "{}", stderr(&below));
 }
 
 #[test]

@@ -1,5 +1,10 @@
 //! Measures the five built-in turn-end detectors' Layer 1 against the labeled
-//! corpus in `tests/corpus/turn-end.yaml`.
+//! tuning corpora: `tests/corpus/turn-end.yaml` (en, ja, es),
+//! `tests/corpus/turn-end-langs.yaml` (de, fr, pt, ru, uk, zh, ko) and the
+//! tuning half of the real turns, `tests/corpus/real-turns/tune.yaml`. The
+//! held-out parts (`tests/corpus/heldout/`, `real-turns/heldout.yaml`) are
+//! measured with `guard eval --heldout`, never here: a test over them would
+//! invite tuning on them.
 //!
 //! Layer 1 must be wide (recall on block cases), must let most harmless
 //! turn ends through without a judge call (pass-through), and must never let
@@ -97,6 +102,124 @@ fn load_corpus() -> Vec<Case> {
     let path = root().join("tests/corpus/turn-end.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     serde_saphyr::from_str::<Vec<Case>>(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A tuning corpus in `guard eval`'s format (extra fields such as `source`
+/// and `ambiguous` allowed), as (id, lang, text, detectors that must block).
+fn load_eval_corpus(name: &str) -> Vec<(String, String, String, Vec<String>)> {
+    let path = root().join("tests/corpus").join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    guard::eval::corpus::parse(name, &text)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .filter_map(|c| match c {
+            guard::eval::corpus::Case::TurnEnd(t) => Some((t.id, t.lang, t.text, t.must_block)),
+            guard::eval::corpus::Case::PreTool(_) => None,
+        })
+        .collect()
+}
+
+/// The engine over the five turn-end detectors as built in.
+fn engine() -> (Engine, Vec<String>) {
+    let specs = load_detectors();
+    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+    let engine = Engine::new(
+        specs
+            .into_iter()
+            .map(|spec| LoadedDetector {
+                spec,
+                mode: Mode::Enforce,
+            })
+            .collect(),
+    )
+    .unwrap();
+    (engine, names)
+}
+
+/// Per-turn Layer-1 figures of one corpus: (block turns, caught, ordinary
+/// turns, passed), and the problems met (bypass errors first).
+struct TurnRun {
+    blocks: usize,
+    caught: usize,
+    ordinary: usize,
+    passed: usize,
+    bypass_errors: Vec<String>,
+    misses: Vec<String>,
+    false_hits: Vec<String>,
+}
+
+impl TurnRun {
+    /// Prints the per-turn figures of `name` and the problems met, and
+    /// fails under the given minimums.
+    fn check(&self, name: &str, min_recall: f64, min_pass_through: f64) {
+        let recall = self.caught as f64 / self.blocks.max(1) as f64;
+        let pass_through = self.passed as f64 / self.ordinary.max(1) as f64;
+        println!(
+            "{name}: recall {}/{} = {recall:.3}, pass-through {}/{} = {pass_through:.3}",
+            self.caught, self.blocks, self.passed, self.ordinary
+        );
+        for p in self
+            .bypass_errors
+            .iter()
+            .chain(&self.misses)
+            .chain(&self.false_hits)
+        {
+            println!("  {p}");
+        }
+        assert!(
+            recall >= min_recall,
+            "recall {recall:.3}: {:?}",
+            self.misses
+        );
+        assert!(
+            pass_through >= min_pass_through,
+            "pass-through {pass_through:.3}: {:?}",
+            self.false_hits
+        );
+    }
+}
+
+fn run_turns(cases: &[(String, String, String, Vec<String>)]) -> TurnRun {
+    let (engine, names) = engine();
+    let config = Config::default();
+    let mut r = TurnRun {
+        blocks: 0,
+        caught: 0,
+        ordinary: 0,
+        passed: 0,
+        bypass_errors: Vec::new(),
+        misses: Vec::new(),
+        false_hits: Vec::new(),
+    };
+    for (id, _, text, must_block) in cases {
+        let out = layer1(&engine, &config, text);
+        let of = |name: &String| &out[names.iter().position(|n| n == name).unwrap()];
+        if must_block.is_empty() {
+            r.ordinary += 1;
+            match names
+                .iter()
+                .zip(&out)
+                .find(|(_, (l1, _))| *l1 == Layer1::Hit)
+            {
+                Some((name, (_, ids))) => r.false_hits.push(format!("{id}: {name} {ids:?}")),
+                None => r.passed += 1,
+            }
+            continue;
+        }
+        r.blocks += 1;
+        for name in must_block {
+            if let (Layer1::Bypass, ids) = of(name) {
+                r.bypass_errors
+                    .push(format!("BYPASS ERROR {name} {id}: {ids:?}"));
+            }
+        }
+        if must_block.iter().any(|n| of(n).0 == Layer1::Hit) {
+            r.caught += 1;
+        } else {
+            r.misses.push(format!("{id}: {must_block:?}"));
+        }
+    }
+    r
 }
 
 #[test]
@@ -203,18 +326,7 @@ impl Figures {
 
 #[test]
 fn layer1_meets_the_targets_on_the_corpus() {
-    let specs = load_detectors();
-    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
-    let engine = Engine::new(
-        specs
-            .into_iter()
-            .map(|spec| LoadedDetector {
-                spec,
-                mode: Mode::Enforce,
-            })
-            .collect(),
-    )
-    .unwrap();
+    let (engine, names) = engine();
     let config = Config::default();
     let corpus = load_corpus();
     let outcomes: Vec<Vec<(Layer1, Vec<String>)>> = corpus
@@ -298,4 +410,93 @@ fn layer1_meets_the_targets_on_the_corpus() {
         ));
     }
     assert!(failed.is_empty(), "{failed:?}");
+}
+
+#[test]
+fn multilingual_corpus_is_well_formed() {
+    let cases = load_eval_corpus("turn-end-langs.yaml");
+    let mut per_lang: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (id, lang, text, must_block) in &cases {
+        assert!(
+            ["de", "fr", "pt", "ru", "uk", "zh", "ko"].contains(&lang.as_str()),
+            "{id}: lang {lang} (en, ja and es live in turn-end.yaml)"
+        );
+        assert!(!text.trim().is_empty(), "{id}: empty text");
+        for d in must_block {
+            assert!(
+                TURN_END_DETECTORS.iter().any(|(n, _)| n == d),
+                "{id}: unknown detector {d}"
+            );
+        }
+        let e = per_lang.entry(lang.as_str()).or_default();
+        if must_block.is_empty() {
+            e.1 += 1;
+        } else {
+            e.0 += 1;
+        }
+    }
+    for (lang, (blocks, ordinary)) in &per_lang {
+        assert!(
+            *blocks >= 10 && *ordinary >= 3,
+            "{lang}: {blocks} block and {ordinary} ordinary cases"
+        );
+    }
+    assert_eq!(per_lang.len(), 7, "{per_lang:?}");
+}
+
+/// The multilingual tuning corpus meets the same targets as the first one,
+/// counted per turn.
+#[test]
+fn layer1_meets_the_targets_in_every_language() {
+    let r = run_turns(&load_eval_corpus("turn-end-langs.yaml"));
+    assert!(r.bypass_errors.is_empty(), "{:?}", r.bypass_errors);
+    r.check("turn-end-langs.yaml", RECALL_TARGET, PASS_THROUGH_TARGET);
+}
+
+/// No bypass may clear a detector on a turn that must block for it, on any
+/// tuning part, the real turns included: a bypass reads the whole turn, so
+/// one that fires beside a live proposal or claim is a bug.
+#[test]
+fn no_bypass_clears_a_block_case_of_any_tuning_part() {
+    let mut errors = Vec::new();
+    for name in [
+        "turn-end.yaml",
+        "turn-end-langs.yaml",
+        "real-turns/tune.yaml",
+    ] {
+        let r = run_turns(&load_eval_corpus(name));
+        errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
+    }
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+/// Real traffic, tuning half: a floor under the per-turn figures, so that a
+/// change that loses real violations or sends many more ordinary turns to
+/// the judge is seen. (The held-out half is measured with `guard eval`.)
+#[test]
+fn layer1_holds_a_floor_on_real_turns() {
+    run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
+}
+
+/// The whole-process benchmark's miss payload (bench/compare.sh) must stay a
+/// Layer-1 miss: a keyword that hits it would turn the measured fast path
+/// into the slow one.
+#[test]
+fn the_benchmarks_quiet_turn_hits_no_keyword() {
+    let quiet = "The parser reads each record once and keeps offsets in a table. The second pass \
+                 over the file was removed, and two helpers were renamed to say what they return. ";
+    let (engine, names) = engine();
+    let out = layer1(&engine, &Config::default(), &quiet.repeat(30));
+    for (name, (l1, _)) in names.iter().zip(&out) {
+        assert_eq!(*l1, Layer1::Miss, "{name}");
+    }
+    let mut event = Event::new("generic", EventKind::Stop);
+    event.text = Some(quiet.repeat(30));
+    let subject = Engine::subject(&event, &Config::default());
+    let hits = engine.layer1(&event, &subject, &ShellContext::default());
+    assert!(
+        hits.iter().all(|r| r.keywords.is_empty()),
+        "keywords hit the quiet turn: {:?}",
+        hits.iter().map(|r| &r.keywords).collect::<Vec<_>>()
+    );
 }

@@ -1,5 +1,7 @@
-//! `guard eval CORPUS.yaml`: the detectors' figures on a labeled corpus
-//! (see docs/eval.md); `--from-log` builds the corpus from labeled decisions.
+//! `guard eval CORPUS.yaml…`: the detectors' figures on labeled corpora
+//! (see docs/eval.md), each file reported on its own (`--heldout FILE`
+//! marks a held-out part); `--from-log` builds the corpus from labeled
+//! decisions.
 
 use super::setup;
 use clap::Args;
@@ -11,9 +13,18 @@ use std::path::PathBuf;
 /// Arguments of `guard eval`.
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The corpus (YAML list of labeled cases).
-    #[arg(required_unless_present = "from_log", conflicts_with = "from_log")]
-    corpus: Option<PathBuf>,
+    /// The corpora (YAML lists of labeled cases): tuning parts, each reported apart.
+    #[arg(
+        required_unless_present_any = ["from_log", "heldout"],
+        conflicts_with = "from_log"
+    )]
+    corpus: Vec<PathBuf>,
+    /// A held-out corpus, reported apart and marked as held out (repeatable).
+    #[arg(long, value_name = "FILE", conflicts_with = "from_log")]
+    heldout: Vec<PathBuf>,
+    /// Also print the per-turn figures of each language.
+    #[arg(long)]
+    by_lang: bool,
     /// Layer 1 only: no judge calls, no end-to-end figures for turn ends.
     #[arg(long)]
     no_judge: bool,
@@ -26,6 +37,12 @@ pub struct EvalArgs {
     /// Exit 1 when any pass-through is below this (0..1).
     #[arg(long, value_name = "Y")]
     min_pass_through: Option<f64>,
+    /// Exit 1 when a part's per-turn Layer-1 recall is below this (0..1).
+    #[arg(long, value_name = "X")]
+    min_turn_recall: Option<f64>,
+    /// Exit 1 when a part's per-turn Layer-1 pass-through is below this (0..1).
+    #[arg(long, value_name = "Y")]
+    min_turn_pass_through: Option<f64>,
     /// Use the labeled decisions of the log (`guard label`) as the corpus.
     #[arg(long)]
     from_log: bool,
@@ -61,7 +78,8 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
         Err(e) => return fail(e),
     };
     let state_dir = guard::paths::state_dir();
-    let cases = if args.from_log {
+    let mut parts: Vec<(Option<String>, bool, Vec<corpus::Case>)> = Vec::new();
+    if args.from_log {
         let records = match guard::logview::read(&cfg.log.dir()) {
             Ok(r) => r,
             Err(e) => {
@@ -79,21 +97,27 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
             print!("{}", corpus::to_yaml(&cases));
             return 0;
         }
-        cases
+        parts.push((None, false, cases));
     } else {
-        let Some(path) = &args.corpus else {
-            return fail("give a corpus file or --from-log");
-        };
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
-        };
-        match corpus::parse(&path.display().to_string(), &text) {
-            Ok(c) => c,
-            Err(e) => return fail(e),
+        let files = args
+            .corpus
+            .iter()
+            .map(|p| (p, false))
+            .chain(args.heldout.iter().map(|p| (p, true)));
+        for (path, heldout) in files {
+            let name = path.display().to_string();
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => return fail(format!("cannot read {name}: {e}")),
+            };
+            match corpus::parse(&name, &text) {
+                Ok(c) if c.is_empty() => return fail(format!("{name}: the corpus has no cases")),
+                Ok(c) => parts.push((Some(name), heldout, c)),
+                Err(e) => return fail(e),
+            }
         }
-    };
-    if cases.is_empty() {
+    }
+    if parts.iter().all(|(_, _, c)| c.is_empty()) {
         return fail("the corpus has no cases");
     }
     let cwd = args.cwd.clone().or_else(|| std::env::current_dir().ok());
@@ -128,19 +152,49 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
             let _ = err.flush();
         }
     };
-    let report = eval::run(&engine, &cfg, &cases, &settings, &mut progress);
+    let mut reports = Vec::with_capacity(parts.len());
+    for (file, heldout, cases) in &parts {
+        let mut report = eval::run(&engine, &cfg, cases, &settings, &mut progress);
+        report.file = file.clone();
+        report.heldout = *heldout;
+        reports.push(report);
+    }
+    let judge = guard::judge::resolve_backend(&cfg.judge);
     if args.json {
+        let value = match reports.as_slice() {
+            [one] => serde_json::to_value(one),
+            all => serde_json::to_value(serde_json::json!({ "parts": all })),
+        };
         println!(
             "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
+            value
+                .and_then(|v| serde_json::to_string_pretty(&v))
+                .unwrap_or_default()
         );
     } else {
-        print!(
-            "{}",
-            eval::report::text(&report, &guard::judge::resolve_backend(&cfg.judge))
-        );
+        for (i, r) in reports.iter().enumerate() {
+            if i > 0 {
+                println!();
+            }
+            print!("{}", eval::report::text(r, &judge, args.by_lang));
+        }
+        if reports.len() > 1 {
+            print!("{}", eval::report::summary(&reports));
+        }
     }
-    let below = eval::below_minimums(&report, args.min_recall, args.min_pass_through);
+    let mut below = Vec::new();
+    for r in &reports {
+        let turn = eval::below_turn_minimums(r, args.min_turn_recall, args.min_turn_pass_through);
+        for b in eval::below_minimums(r, args.min_recall, args.min_pass_through)
+            .into_iter()
+            .chain(turn)
+        {
+            below.push(match (&r.file, reports.len()) {
+                (Some(f), 2..) => format!("{f}: {b}"),
+                _ => b,
+            });
+        }
+    }
     for b in &below {
         eprintln!("guard eval: {b}");
     }

@@ -1,7 +1,8 @@
 //! The evaluation corpus: a YAML list of labeled cases (format in
 //! `docs/eval.md`). A turn-end case holds an assistant text and the
-//! detectors that must block it; a pre-tool case holds a shell command and
-//! the decision it must get.
+//! detectors that must block it (and, for real traffic and the held-out
+//! sets, where it came from and what the turn did); a pre-tool case holds a
+//! shell command and the decision it must get.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -38,6 +39,33 @@ pub struct TurnEndCase {
     pub must_block: Vec<String>,
     /// Why the case is labeled so.
     pub note: Option<String>,
+    /// Where a real text comes from (`github:owner/repo path (commit) turn N`).
+    pub source: Option<String>,
+    /// The agent that wrote it (`claude-code`, `cursor`, …).
+    pub agent: Option<String>,
+    /// The label is a judgment call.
+    pub ambiguous: bool,
+    /// What the turn did, in order (carried for evidence-aware detection;
+    /// Layer 1 reads only the text today).
+    pub actions: Vec<Action>,
+}
+
+/// One thing a turn did: `{kind: edit, path}`, `{kind: command, command,
+/// exit}`. Other kinds and keys are accepted and ignored, so that a corpus
+/// written for a later reader still loads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Action {
+    /// `edit`, `command`, …
+    pub kind: String,
+    /// The file an edit touched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The command line that ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Its exit status, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i64>,
 }
 
 /// The decision a pre-tool case must get.
@@ -101,6 +129,14 @@ struct RawCase {
     label: Option<GateLabel>,
     #[serde(default)]
     note: Option<String>,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    agent: Option<String>,
+    #[serde(default)]
+    ambiguous: Option<bool>,
+    #[serde(default)]
+    actions: Option<Vec<Action>>,
 }
 
 /// A corpus that cannot be used.
@@ -196,11 +232,20 @@ pub fn parse(source_name: &str, text: &str) -> Result<Vec<Case>, CorpusError> {
                     text: text.clone(),
                     must_block,
                     note: r.note.clone(),
+                    source: r.source.clone(),
+                    agent: r.agent.clone(),
+                    ambiguous: r.ambiguous.unwrap_or(false),
+                    actions: r.actions.clone().unwrap_or_default(),
                 })
             }
             (None, Some(command)) => {
                 if r.labels.is_some() || r.lang.is_some() {
                     return Err(bad("a pre-tool case takes `label:` (deny, ask or allow), not `labels:` or `lang:`"));
+                }
+                if r.actions.is_some() || r.agent.is_some() {
+                    return Err(bad(
+                        "`actions` and `agent` belong to turn-end cases (give `text`)",
+                    ));
                 }
                 let label = r
                     .label
@@ -241,6 +286,22 @@ pub fn to_yaml(cases: &[Case]) -> String {
                 if let Some(n) = &t.note {
                     out.push_str(&format!("  note: {}\n", quote(n)));
                 }
+                if let Some(s) = &t.source {
+                    out.push_str(&format!("  source: {}\n", quote(s)));
+                }
+                if let Some(a) = &t.agent {
+                    out.push_str(&format!("  agent: {}\n", quote(a)));
+                }
+                if t.ambiguous {
+                    out.push_str("  ambiguous: true\n");
+                }
+                if !t.actions.is_empty() {
+                    out.push_str("  actions:\n");
+                    for a in &t.actions {
+                        let json = serde_json::to_string(a).unwrap_or_else(|_| "{}".into());
+                        out.push_str(&format!("    - {json}\n"));
+                    }
+                }
             }
             Case::PreTool(p) => {
                 out.push_str(&format!(
@@ -279,12 +340,23 @@ mod tests {
 - id: g1
   command: "rm -rf /"
   label: deny
+- id: real-1
+  lang: zh
+  source: "github:o/r log.md (abc) turn 2"
+  agent: cursor
+  text: "已修复。"
+  labels: {shallow-bugfix: block}
+  ambiguous: true
+  actions:
+    - {kind: edit, path: src/a.rs}
+    - {kind: command, command: cargo test, exit: 101}
+    - {kind: push, remote: origin}
 "#;
 
     #[test]
     fn parses_both_kinds_and_round_trips() {
         let cases = parse("c.yaml", CORPUS).unwrap();
-        assert_eq!(cases.len(), 3);
+        assert_eq!(cases.len(), 4);
         let Case::TurnEnd(t1) = &cases[0] else {
             panic!()
         };
@@ -297,6 +369,14 @@ mod tests {
             panic!()
         };
         assert_eq!(g1.label, GateLabel::Deny);
+        let Case::TurnEnd(real) = &cases[3] else {
+            panic!()
+        };
+        assert_eq!(real.agent.as_deref(), Some("cursor"));
+        assert!(real.ambiguous && !t1.ambiguous);
+        assert_eq!(real.actions.len(), 3);
+        assert_eq!(real.actions[1].exit, Some(101));
+        assert_eq!(real.actions[2].kind, "push", "unknown kinds and keys load");
         assert_eq!(parse("again", &to_yaml(&cases)).unwrap(), cases);
     }
 

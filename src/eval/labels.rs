@@ -189,6 +189,10 @@ pub fn corpus(records: &[Record], labels: &BTreeMap<String, LabelRecord>) -> (Ve
                 text,
                 must_block,
                 note,
+                source: None,
+                agent: None,
+                ambiguous: false,
+                actions: Vec::new(),
             }));
         } else {
             let gate = match label.label.as_str() {

@@ -12,6 +12,13 @@
 //!   mode included) against the label, as a confusion table with precision,
 //!   recall and F1.
 //!
+//! Per turn (all turn-end detectors at once, as a user meets them): a turn
+//! that must block is *caught* when Layer 1 hit one of the detectors it
+//! must block on, *let through by a bypass* when one of them was bypassed
+//! and none hit; an ordinary turn (no labels) *passes* when no detector hit
+//! (every hit costs the user a judge call). These figures are also given
+//! per language and, where some labels are judgment calls, without them.
+//!
 //! For pre-tool cases the combined verdict is compared with the label: deny
 //! recall, ask recall (an ask case counts as caught when guard asks or
 //! denies), pass-through of allow cases, false denies.
@@ -19,6 +26,7 @@
 use super::corpus::{GateLabel, PreToolCase, TurnEndCase};
 use crate::verdict::{Decision, JudgeOutcome, Layer1, Verdict};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// A ratio `num / den`, absent when `den` is 0.
 pub fn ratio(num: usize, den: usize) -> Option<f64> {
@@ -197,6 +205,76 @@ pub fn turn_end(
         c
     });
     (out, overall)
+}
+
+/// Layer-1 figures per turn (see the module doc).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TurnFigures {
+    /// Turns labeled block for some detector.
+    pub block_turns: usize,
+    /// Of those, turns where Layer 1 hit one of their block detectors.
+    pub caught: usize,
+    /// caught / block_turns.
+    pub recall: Option<f64>,
+    /// Block turns no block detector hit (bypassed ones included).
+    pub missed: Vec<String>,
+    /// Block turns a bypass let through (a block detector bypassed, none hit).
+    pub bypassed: Vec<String>,
+    /// Turns with no labels.
+    pub ordinary_turns: usize,
+    /// Of those, turns where no detector hit.
+    pub passed: usize,
+    /// passed / ordinary_turns.
+    pub pass_through: Option<f64>,
+    /// Ordinary turns some detector hit (each waits for a judge).
+    pub false_hits: Vec<String>,
+}
+
+/// Per-turn figures of `results`.
+pub fn turns(results: &[(&TurnEndCase, &Verdict)]) -> TurnFigures {
+    let mut t = TurnFigures::default();
+    for (case, verdict) in results {
+        let layer1 = |name: &String| {
+            verdict
+                .detectors
+                .iter()
+                .find(|d| &d.name == name)
+                .map(|d| d.layer1)
+                .unwrap_or(Layer1::Miss)
+        };
+        if case.must_block.is_empty() {
+            t.ordinary_turns += 1;
+            if verdict.detectors.iter().any(|d| d.layer1 == Layer1::Hit) {
+                t.false_hits.push(case.id.clone());
+            } else {
+                t.passed += 1;
+            }
+        } else {
+            t.block_turns += 1;
+            if case.must_block.iter().any(|n| layer1(n) == Layer1::Hit) {
+                t.caught += 1;
+            } else {
+                t.missed.push(case.id.clone());
+                if case.must_block.iter().any(|n| layer1(n) == Layer1::Bypass) {
+                    t.bypassed.push(case.id.clone());
+                }
+            }
+        }
+    }
+    t.recall = ratio(t.caught, t.block_turns);
+    t.pass_through = ratio(t.passed, t.ordinary_turns);
+    t
+}
+
+/// Per-turn figures of each language of `results`.
+pub fn turns_by_lang(results: &[(&TurnEndCase, &Verdict)]) -> BTreeMap<String, TurnFigures> {
+    let mut by: BTreeMap<String, Vec<(&TurnEndCase, &Verdict)>> = BTreeMap::new();
+    for &(case, verdict) in results {
+        by.entry(case.lang.clone())
+            .or_default()
+            .push((case, verdict));
+    }
+    by.into_iter().map(|(lang, r)| (lang, turns(&r))).collect()
 }
 
 /// The figures of a pre-tool corpus.

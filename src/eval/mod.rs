@@ -17,8 +17,9 @@ use crate::event::{Event, EventKind, Tool};
 use crate::shell::ShellContext;
 use crate::verdict::Verdict;
 use corpus::Case;
-use metrics::{Confusion, DetectorFigures, GateFigures};
+use metrics::{Confusion, DetectorFigures, GateFigures, TurnFigures};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -35,9 +36,14 @@ pub struct EvalSettings {
     pub shell: ShellContext,
 }
 
-/// The figures of one evaluation.
+/// The figures of one evaluation (of one corpus file).
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// The corpus file, when it came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The corpus is a held-out part: measured on, never tuned on.
+    pub heldout: bool,
     /// Number of cases.
     pub cases: usize,
     /// Of those, turn-end cases.
@@ -48,6 +54,16 @@ pub struct Report {
     pub judged: bool,
     /// Per turn-end detector.
     pub detectors: Vec<DetectorFigures>,
+    /// Layer 1 per turn, all turn-end detectors at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turns: Option<TurnFigures>,
+    /// The same per language.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub turns_by_lang: BTreeMap<String, TurnFigures>,
+    /// The same without the turns whose label is a judgment call (absent
+    /// when no case is marked `ambiguous`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turns_unambiguous: Option<TurnFigures>,
     /// The combined turn-end verdict against "some detector must block".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overall: Option<Confusion>,
@@ -138,7 +154,18 @@ pub fn run(
     } else {
         metrics::turn_end(&detectors, &turn_end, settings.use_judge)
     };
+    let unambiguous: Vec<_> = turn_end
+        .iter()
+        .filter(|(c, _)| !c.ambiguous)
+        .copied()
+        .collect();
     Report {
+        file: None,
+        heldout: false,
+        turns: (!turn_end.is_empty()).then(|| metrics::turns(&turn_end)),
+        turns_by_lang: metrics::turns_by_lang(&turn_end),
+        turns_unambiguous: (unambiguous.len() < turn_end.len())
+            .then(|| metrics::turns(&unambiguous)),
         cases: cases.len(),
         turn_end_cases: turn_end.len(),
         pre_tool_cases: pre_tool.len(),
@@ -150,11 +177,45 @@ pub fn run(
     }
 }
 
+/// "`what` `value` is below the minimum `min`", when both are known and it is.
+fn below(what: &str, value: Option<f64>, min: Option<f64>) -> Option<String> {
+    match (value, min) {
+        (Some(v), Some(m)) if v + 1e-9 < m => {
+            Some(format!("{what} {v:.3} is below the minimum {m:.3}"))
+        }
+        _ => None,
+    }
+}
+
+/// The per-turn Layer-1 figures below the given minimums, one line each
+/// (the per-language figures are not checked: a language has few cases).
+pub fn below_turn_minimums(
+    report: &Report,
+    min_recall: Option<f64>,
+    min_pass_through: Option<f64>,
+) -> Vec<String> {
+    let Some(t) = &report.turns else {
+        return Vec::new();
+    };
+    [
+        below("per turn: Layer-1 recall", t.recall, min_recall),
+        below(
+            "per turn: Layer-1 pass-through",
+            t.pass_through,
+            min_pass_through,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// The figures below the given minimums, one line each (empty: all met).
-/// `min_recall` applies to every recall printed (Layer-1 and end-to-end per
-/// detector, deny and ask recall); `min_pass_through` to every Layer-1
-/// pass-through and to the pre-tool pass-through. Figures without cases
-/// are not checked.
+/// `min_recall` applies to every recall printed per detector (Layer-1 and
+/// end-to-end, deny and ask recall); `min_pass_through` to every Layer-1
+/// pass-through per detector and to the pre-tool pass-through. The
+/// per-turn figures have their own minimums ([`below_turn_minimums`]).
+/// Figures without cases are not checked.
 pub fn below_minimums(
     report: &Report,
     min_recall: Option<f64>,
@@ -162,11 +223,7 @@ pub fn below_minimums(
 ) -> Vec<String> {
     let mut out = Vec::new();
     let mut check = |what: String, value: Option<f64>, min: Option<f64>| {
-        if let (Some(v), Some(m)) = (value, min) {
-            if v + 1e-9 < m {
-                out.push(format!("{what} {v:.3} is below the minimum {m:.3}"));
-            }
-        }
+        out.extend(below(&what, value, min));
     };
     for d in &report.detectors {
         check(

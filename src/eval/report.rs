@@ -1,6 +1,9 @@
 //! The text form of an evaluation report (`guard eval` without `--json`).
+//! A held-out part prints its figures without the ids behind them, so that
+//! reading the report does not make its cases tuning material (`--json`
+//! still carries them).
 
-use super::metrics::{Confusion, Wrong};
+use super::metrics::{Confusion, TurnFigures, Wrong};
 use super::Report;
 
 fn fig(v: Option<f64>) -> String {
@@ -18,7 +21,7 @@ fn wrongs(list: &[Wrong]) -> String {
         .join(", ")
 }
 
-fn confusion(out: &mut String, indent: &str, c: &Confusion) {
+fn confusion(out: &mut String, indent: &str, c: &Confusion, heldout: bool) {
     out.push_str(&format!(
         "{indent}precision {}  recall {}  F1 {}  (cases with a failed judgment: {})\n",
         fig(c.precision),
@@ -35,15 +38,58 @@ fn confusion(out: &mut String, indent: &str, c: &Confusion) {
         "{indent}labeled allow    {:>9}  {:>9}\n",
         c.false_positives, c.true_negatives
     ));
-    if !c.wrong.is_empty() {
+    if !c.wrong.is_empty() && !heldout {
         out.push_str(&format!("{indent}wrong: {}\n", wrongs(&c.wrong)));
     }
 }
 
-/// Renders the report for a terminal.
-pub fn text(report: &Report, judge: &str) -> String {
+fn turn_line(t: &TurnFigures) -> String {
+    format!(
+        "recall {} ({}/{})  pass-through {} ({}/{})  let through by a bypass {}",
+        fig(t.recall),
+        t.caught,
+        t.block_turns,
+        fig(t.pass_through),
+        t.passed,
+        t.ordinary_turns,
+        t.bypassed.len()
+    )
+}
+
+fn turn_section(out: &mut String, report: &Report, by_lang: bool) {
+    let Some(t) = &report.turns else { return };
+    out.push_str(&format!("\nper turn, layer 1: {}\n", turn_line(t)));
+    if !report.heldout {
+        for (label, list) in [
+            ("missed", &t.missed),
+            ("bypassed", &t.bypassed),
+            ("false hits", &t.false_hits),
+        ] {
+            if !list.is_empty() {
+                out.push_str(&format!("    {label}: {}\n", ids(list)));
+            }
+        }
+    }
+    if let Some(u) = &report.turns_unambiguous {
+        out.push_str(&format!("  without ambiguous cases: {}\n", turn_line(u)));
+    }
+    if by_lang {
+        for (lang, l) in &report.turns_by_lang {
+            out.push_str(&format!("  {lang:<4} {}\n", turn_line(l)));
+        }
+    }
+}
+
+/// Renders the report for a terminal; `by_lang` adds the per-turn figures
+/// of each language.
+pub fn text(report: &Report, judge: &str, by_lang: bool) -> String {
     let mut out = format!(
-        "guard eval: {} case(s): {} turn-end, {} pre-tool; judge: {}\n",
+        "guard eval: {}{} case(s): {} turn-end, {} pre-tool; judge: {}\n",
+        match &report.file {
+            Some(f) if report.heldout => format!("{f} (held-out): "),
+            Some(f) => format!("{f}: "),
+            None => String::new(),
+        },
         report.cases,
         report.turn_end_cases,
         report.pre_tool_cases,
@@ -56,6 +102,7 @@ pub fn text(report: &Report, judge: &str) -> String {
     for w in &report.warnings {
         out.push_str(&format!("warning: {w}\n"));
     }
+    turn_section(&mut out, report, by_lang);
     for d in &report.detectors {
         out.push_str(&format!(
             "\n{}{}\n",
@@ -77,20 +124,20 @@ pub fn text(report: &Report, judge: &str) -> String {
             ("bypassed", &d.bypass_errors),
             ("false hits", &d.layer1_false_hits),
         ] {
-            if !list.is_empty() {
+            if !list.is_empty() && !report.heldout {
                 out.push_str(&format!("    {label}: {}\n", ids(list)));
             }
         }
         if let Some(c) = &d.end_to_end {
             out.push_str("  end to end:\n");
-            confusion(&mut out, "    ", c);
+            confusion(&mut out, "    ", c, report.heldout);
         }
     }
     if let Some(c) = &report.overall {
         out.push_str(
             "\nall turn-end detectors together (a case labeled block for any must be blocked):\n",
         );
-        confusion(&mut out, "  ", c);
+        confusion(&mut out, "  ", c, report.heldout);
     }
     if let Some(g) = &report.pre_tool {
         out.push_str("\npre-tool:\n");
@@ -110,12 +157,28 @@ pub fn text(report: &Report, judge: &str) -> String {
             "  false denies: {}\n",
             if g.false_denies.is_empty() {
                 "none".into()
+            } else if report.heldout {
+                g.false_denies.len().to_string()
             } else {
                 ids(&g.false_denies)
             }
         ));
-        if !g.wrong.is_empty() {
+        if !g.wrong.is_empty() && !report.heldout {
             out.push_str(&format!("  wrong: {}\n", wrongs(&g.wrong)));
+        }
+    }
+    out
+}
+
+/// One line per part, for an evaluation of several corpus files.
+pub fn summary(reports: &[Report]) -> String {
+    let mut out = String::from("\nper turn, layer 1, by part:\n");
+    for r in reports {
+        let name = r.file.as_deref().unwrap_or("(corpus)");
+        let role = if r.heldout { "held-out" } else { "tuning" };
+        match &r.turns {
+            Some(t) => out.push_str(&format!("  {name} ({role}): {}\n", turn_line(t))),
+            None => out.push_str(&format!("  {name} ({role}): no turn-end cases\n")),
         }
     }
     out
