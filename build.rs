@@ -1,23 +1,12 @@
-//! Pre-parses the built-in YAML files into JSON, so that adding a built-in
-//! detector or a Claude-like agent is adding a file.
-//!
-//! `guard hook` is a new process on every event of every agent, and parsing
-//! YAML on each call was most of its cost; serde_json reads the same data
-//! several times faster. This writes, into `OUT_DIR`:
-//! - `config.json`: `config.yaml`;
-//! - `detectors.jsonl`, `adapters.jsonl`: each `detectors/*.yaml` and
-//!   `adapters/*.yaml` file as one line `["<stem>",<content>]`, in file-name
-//!   order (a line is found by its stem without reading the others);
-//! - `detector-heads.jsonl`: the same for the part of each detector that
-//!   Layer 1's keyword pass reads (name, events, tools, keywords), so that
-//!   an event no keyword hits never reads prompts and patterns;
-//! - `pattern-gates.jsonl`: the literal gates of each detector's signals and
-//!   bypasses, encoded, computed with the engine's own code
-//!   (`src/pattern/gate.rs`): at run time they would cost a hit 20 M
-//!   instructions for one detector.
-//!
-//! `src/builtin.rs` embeds them. A file that is not valid YAML fails the
-//! build; unit tests read each embedded form into its type.
+//! Pre-parses the built-in YAML files into JSON (`guard hook` is a new
+//! process on every event; serde_json reads the data several times faster
+//! than YAML), so that adding a built-in detector or agent is adding a file.
+//! Into `OUT_DIR`: `config.json`; `detectors.jsonl` and `adapters.jsonl`, a
+//! line `["<stem>",<content>]` per file in name order; `*-heads.jsonl`, the
+//! part of each that a hook reads of all (Layer 1's keyword pass, with the
+//! keywords lowercased in one string; agent detection); `*-gates.jsonl`,
+//! the literal gates of the signals and bypasses, encoded by the engine's
+//! own `src/pattern/gate.rs`. `src/builtin.rs` embeds them; bad YAML fails.
 
 #[allow(dead_code)] // Only `Gate::of_pattern` is used here.
 #[path = "src/pattern/gate.rs"]
@@ -28,34 +17,46 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The keys of a detector that Layer 1's keyword pass reads (`detector::Head`).
-const HEAD_KEYS: [&str; 4] = ["name", "events", "tools", "keywords"];
+/// The keys of a file that a hook reads of every file of its folder: what
+/// Layer 1's keyword pass reads (`detector::Head`), what agent detection
+/// reads (`adapter::Detection`).
+const HEADS: [(&str, &str); 2] = [("detectors", DETECTOR), ("adapters", ADAPTER)];
+const DETECTOR: &str = "name events tools keywords";
+const ADAPTER: &str = "name aliases detect priority event_field event_rules default_event";
+const SEPARATOR: char = '\x7F'; // Between a head's keywords: detector::KEYWORD_SEPARATOR.
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    for dir in ["detectors", "adapters"] {
+    for (dir, head_keys) in HEADS {
         println!("cargo:rerun-if-changed={dir}");
         let (mut entries, mut heads, mut gates) = (String::new(), String::new(), String::new());
         for path in yaml_files(Path::new(dir)) {
             println!("cargo:rerun-if-changed={}", path.display());
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
             let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
-            assert!(
-                stem.chars().all(plain),
-                "{}: use letters, digits, -_.",
-                path.display()
-            );
+            assert!(stem.chars().all(plain), "{stem}: use letters, digits, -_.");
             let value = yaml_to_json(&path);
-            let head: Map<String, Value> = HEAD_KEYS
-                .iter()
+            let mut head: Map<String, Value> = (head_keys.split(' '))
                 .filter_map(|k| Some((k.to_string(), value.get(k)?.clone())))
                 .collect();
+            if let Some(Value::Array(list)) = head.get("keywords") {
+                let words: Vec<_> = list.iter().filter_map(Value::as_str).collect();
+                let words = words.join(&SEPARATOR.to_string()).to_lowercase();
+                let n = words.split(SEPARATOR).filter(|k| !k.is_empty()).count();
+                assert!(
+                    n == list.len(),
+                    "{stem}: a keyword is empty, not text, or holds {SEPARATOR}"
+                );
+                head.insert("keywords".into(), words.into());
+            }
             heads.push_str(&format!("{}\n", json!([stem, head])));
             let gates_of = |list: &str| -> Vec<String> {
-                let patterns = value.get(list).and_then(Value::as_array).into_iter();
-                let patterns = patterns
-                    .flatten()
-                    .map(|p| p["pattern"].as_str().unwrap_or(""));
+                let patterns = value
+                    .get(list)
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten();
+                let patterns = patterns.map(|p| p["pattern"].as_str().unwrap_or(""));
                 patterns
                     .map(|p| gate::Gate::of_pattern(p).encode())
                     .collect()
@@ -65,10 +66,8 @@ fn main() {
             entries.push_str(&format!("{}\n", json!([stem, value])));
         }
         write(&out.join(format!("{dir}.jsonl")), &entries);
-        if dir == "detectors" {
-            write(&out.join("detector-heads.jsonl"), &heads);
-            write(&out.join("pattern-gates.jsonl"), &gates);
-        }
+        write(&out.join(format!("{dir}-heads.jsonl")), &heads);
+        write(&out.join(format!("{dir}-gates.jsonl")), &gates);
     }
     println!("cargo:rerun-if-changed=src/pattern/gate.rs");
     println!("cargo:rerun-if-changed=config.yaml");

@@ -27,7 +27,7 @@ pub fn detectors() -> impl Iterator<Item = Embedded> {
 pub fn detector_heads() -> impl Iterator<Item = Embedded> {
     lines(include_str!(concat!(
         env!("OUT_DIR"),
-        "/detector-heads.jsonl"
+        "/detectors-heads.jsonl"
     )))
 }
 
@@ -37,13 +37,19 @@ pub fn detector_heads() -> impl Iterator<Item = Embedded> {
 pub fn pattern_gates() -> impl Iterator<Item = Embedded> {
     lines(include_str!(concat!(
         env!("OUT_DIR"),
-        "/pattern-gates.jsonl"
+        "/detectors-gates.jsonl"
     )))
 }
 
 /// Each built-in adapter, in file-name order.
 pub fn adapters() -> impl Iterator<Item = Embedded> {
     lines(include_str!(concat!(env!("OUT_DIR"), "/adapters.jsonl")))
+}
+
+/// The part of each built-in adapter that agent detection reads
+/// (`adapter::Detection`), in the order of [`adapters`].
+pub fn adapter_heads() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(env!("OUT_DIR"), "/adapters-heads.jsonl")))
 }
 
 /// The entries of a list build.rs wrote: one `["<stem>",<JSON>]` per line,

@@ -300,7 +300,7 @@ fn read_json<T: serde::de::DeserializeOwned>(stem: &str, json: &str) -> Result<T
 /// Every built-in adapter, parsed, by priority (an unparsable file is
 /// skipped and reported).
 pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
-    let (mut specs, errors) = read_all();
+    let (mut specs, errors) = read_all(crate::builtin::adapters());
     specs.sort_by_key(|s: &AdapterSpec| -s.priority);
     (specs, errors)
 }
@@ -308,13 +308,15 @@ pub fn builtins() -> (Vec<AdapterSpec>, Vec<AdapterError>) {
 /// The [`Detection`] part of every built-in adapter, in file order (an
 /// unparsable one is left out): what `guard hook` reads to pick an adapter.
 pub fn detections() -> Vec<Detection> {
-    read_all().0
+    read_all(crate::builtin::adapter_heads()).0
 }
 
-fn read_all<T: serde::de::DeserializeOwned>() -> (Vec<T>, Vec<AdapterError>) {
+fn read_all<T: serde::de::DeserializeOwned>(
+    files: impl Iterator<Item = crate::builtin::Embedded>,
+) -> (Vec<T>, Vec<AdapterError>) {
     let mut read = Vec::new();
     let mut errors = Vec::new();
-    for (stem, json) in crate::builtin::adapters() {
+    for (stem, json) in files {
         match read_json(stem, json) {
             Ok(s) => read.push(s),
             Err(e) => errors.push(e),

@@ -171,3 +171,16 @@ fn every_builtin_adapter_is_named_after_its_file() {
     }
     assert_eq!(specs.len(), crate::builtin::adapters().count());
 }
+
+/// The detection part build.rs writes of each adapter (the keys it copies)
+/// reads into the same `Detection` as the adapter's whole file.
+#[test]
+fn each_embedded_head_is_the_detection_of_its_file() {
+    let heads = super::detections();
+    let (specs, errors) = super::read_all::<AdapterSpec>(crate::builtin::adapters());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(heads.len(), specs.len());
+    for (head, spec) in heads.iter().zip(&specs) {
+        assert_eq!(format!("{head:?}"), format!("{:?}", spec.detection), "{}", head.name);
+    }
+}

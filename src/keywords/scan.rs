@@ -212,8 +212,8 @@ mod tests {
         let mut keywords: Vec<String> = Vec::new();
         for (_, head) in crate::builtin::detector_heads() {
             let head: serde_json::Value = serde_json::from_str(head).unwrap();
-            for k in head["keywords"].as_array().unwrap() {
-                keywords.push(k.as_str().unwrap().to_lowercase());
+            for k in head["keywords"].as_str().unwrap().split(crate::detector::KEYWORD_SEPARATOR) {
+                keywords.push(k.to_string());
             }
         }
         keywords.sort();
