@@ -132,7 +132,10 @@ fn example(requests: &[&JudgeRequest], nonce: &str) -> String {
                 .spec
                 .fields
                 .iter()
-                .map(|f| format!("\"{}\": <{:?}>", f.name, f.kind).to_lowercase())
+                .map(|f| {
+                    let kind = format!("{:?}", f.kind).to_lowercase();
+                    format!("\"{}\": <{kind}>", f.name)
+                })
                 .collect();
             fields.push("\"reason\": \"...\"".into());
             format!("\"{}\": {{{}}}", r.detector, fields.join(", "))
@@ -243,6 +246,7 @@ mod tests {
         assert!(a < fa && fa < b && b < fb && fb < answer && answer < start);
         assert!(prompt.ends_with(&format!("{}\n", envelope::end_marker(N))));
         assert!(prompt.starts_with(PREAMBLE));
+        assert!(prompt.contains("\"a\": {\"pushed\": <boolean>, \"reason\": \"...\"}"));
     }
 
     #[test]
