@@ -144,8 +144,8 @@ fn row(detector: &str, agent: &str) -> StatsRow {
 pub fn table(rows: &[StatsRow]) -> String {
     let ms = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
     let header = [
-        "detector", "agent", "events", "l1-hits", "bypass", "judge", "shared", "cache", "blocks",
-        "shadow", "fails", "p50ms", "p95ms",
+        "detector", "agent", "events", "l1-hits", "bypass", "judge", "cache", "blocks", "shadow",
+        "fails", "p50ms", "p95ms", "shared",
     ];
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
@@ -156,13 +156,14 @@ pub fn table(rows: &[StatsRow]) -> String {
             r.layer1_hits.to_string(),
             r.bypasses.to_string(),
             r.judge_calls.to_string(),
-            r.shared_calls.to_string(),
             r.cache_hits.to_string(),
             r.blocks.to_string(),
             r.shadow_blocks.to_string(),
             r.failures.to_string(),
             ms(r.p50_ms),
             ms(r.p95_ms),
+            // Last, so the columns before it keep their places.
+            r.shared_calls.to_string(),
         ]);
     }
     let widths: Vec<usize> = (0..header.len())
