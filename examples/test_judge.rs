@@ -17,7 +17,14 @@
 //!   `ok` and exits), `barrier=DIR:N` (waits until N judges
 //!   have checked in under DIR, then answers like `ok`).
 //!
+//! When `GUARD_DETECTOR` lists several detectors (comma-separated: a combined
+//! envelope), the answer is one object with `nonce` and, per detector, its
+//! fields and `reason`; the modes apply to every section (`wrongnonce` to
+//! the top level), and an `answers` rule whose fields hold `"__omit": true`
+//! leaves that detector's section out (for one detector: its fields).
+//!
 //! `GUARD_TEST_JUDGE_LOG=FILE` appends everything received on stdin to FILE;
+//! `GUARD_TEST_JUDGE_CALLS=FILE` appends one line per call: `GUARD_DETECTOR`;
 //! `GUARD_TEST_JUDGE_PIDS=FILE` appends this process's pid (and a helper's).
 
 use serde_json::{json, Map, Value};
@@ -37,21 +44,43 @@ fn main() {
     if let Ok(pids) = std::env::var("GUARD_TEST_JUDGE_PIDS") {
         append(&pids, &format!("{}\n", std::process::id()));
     }
+    let detector = std::env::var("GUARD_DETECTOR").unwrap_or_default();
+    if let Ok(calls) = std::env::var("GUARD_TEST_JUDGE_CALLS") {
+        append(&calls, &format!("{detector}\n"));
+    }
     let nonce = find_nonce(&prompt).unwrap_or_default();
     let text = fenced_text(&prompt, &nonce).unwrap_or_default();
-    let detector = std::env::var("GUARD_DETECTOR").unwrap_or_default();
-    let declared = declared_fields(&prompt);
-
-    let mut answer = neutral_answer(&declared);
-    answer.insert("nonce".into(), json!(nonce));
-    answer.insert("reason".into(), json!("test judge"));
+    // A comma-separated GUARD_DETECTOR: a combined call, one section each.
+    let combined = detector.contains(',');
+    let declared: Vec<(String, Vec<(String, String)>)> = if combined {
+        declared_sections(&prompt)
+    } else {
+        vec![(detector.clone(), declared_fields(&prompt))]
+    };
+    // Each detector's answer, without the nonce (`None`: section left out).
+    let neutral: Vec<(String, Option<Map<String, Value>>)> = declared
+        .iter()
+        .map(|(name, fields)| {
+            let mut answer = neutral_answer(fields);
+            answer.insert("reason".into(), json!("test judge"));
+            (name.clone(), Some(answer))
+        })
+        .collect();
+    let answer = render(&neutral, &nonce, combined);
     match mode.as_str() {
         m if m.starts_with("answers") && m.contains('=') => {
             let (style, file) = m.split_once('=').unwrap_or(("answers", ""));
-            let fields = answer_from_file(file, &detector, &text).unwrap_or_default();
-            let mut out = fields;
-            out.insert("nonce".into(), json!(nonce));
-            out.entry("reason").or_insert(json!("test judge rule"));
+            let sections: Vec<(String, Option<Map<String, Value>>)> = declared
+                .iter()
+                .map(|(name, _)| {
+                    let fields = answer_from_file(file, name, &text).unwrap_or_default();
+                    let omit = fields.get("__omit") == Some(&json!(true));
+                    let mut out = fields;
+                    out.entry("reason").or_insert(json!("test judge rule"));
+                    (name.clone(), (!omit).then_some(out))
+                })
+                .collect();
+            let out = render(&sections, &nonce, combined);
             let verdict = format!("```json\n{}\n```", Value::Object(out));
             match style {
                 // A judge that quotes the text (attacks included) before answering.
@@ -112,21 +141,41 @@ fn main() {
             let full = Value::Object(answer).to_string();
             print!("{}", &full[..full.len() / 2]);
         }
-        "omit" => println!("{}", json!({"nonce": nonce, "reason": "fields left out"})),
+        "omit" => {
+            let sections: Vec<(String, Option<Map<String, Value>>)> = declared
+                .iter()
+                .map(|(name, _)| {
+                    let mut only = Map::new();
+                    only.insert("reason".into(), json!("fields left out"));
+                    (name.clone(), Some(only))
+                })
+                .collect();
+            println!("{}", Value::Object(render(&sections, &nonce, combined)));
+        }
         "wrongtypes" => {
-            for (name, _) in &declared {
-                let wrong = match answer.get(name) {
-                    Some(Value::Bool(_)) => json!("yes"),
-                    Some(Value::String(_)) => json!(42),
-                    _ => json!(true),
-                };
-                answer.insert(name.clone(), wrong);
-            }
-            println!("{}", Value::Object(answer));
+            let sections: Vec<(String, Option<Map<String, Value>>)> = neutral
+                .iter()
+                .map(|(name, answer)| {
+                    let mut answer = answer.clone().unwrap_or_default();
+                    for (field, value) in answer.iter_mut() {
+                        if field != "reason" {
+                            *value = match value {
+                                Value::Bool(_) => json!("yes"),
+                                Value::String(_) => json!(42),
+                                _ => json!(true),
+                            };
+                        }
+                    }
+                    (name.clone(), Some(answer))
+                })
+                .collect();
+            println!("{}", Value::Object(render(&sections, &nonce, combined)));
         }
         "wrongnonce" => {
-            answer.insert("nonce".into(), json!(format!("{nonce}x")));
-            println!("{}", Value::Object(answer));
+            println!(
+                "{}",
+                Value::Object(render(&neutral, &format!("{nonce}x"), combined))
+            );
         }
         "flood" => {
             let block = vec![b'A'; 64 * 1024];
@@ -138,6 +187,27 @@ fn main() {
             std::process::exit(2);
         }
     }
+}
+
+/// The answer object: for one detector its fields plus `nonce`; for a
+/// combined call `nonce` and one object per detector (left out when `None`).
+fn render(
+    sections: &[(String, Option<Map<String, Value>>)],
+    nonce: &str,
+    combined: bool,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    if combined {
+        for (name, section) in sections {
+            if let Some(section) = section {
+                out.insert(name.clone(), Value::Object(section.clone()));
+            }
+        }
+    } else if let Some((_, Some(section))) = sections.first() {
+        out = section.clone();
+    }
+    out.insert("nonce".into(), json!(nonce));
+    out
 }
 
 fn append(path: &str, text: &str) {
@@ -186,6 +256,26 @@ fn declared_fields(prompt: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The fields of each detector section of a combined envelope: a heading
+/// line `## Detector "name"`, then field lines, up to the answer
+/// instructions (`Answer with exactly one JSON object ...`).
+fn declared_sections(prompt: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut sections: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for line in prompt.lines() {
+        if let Some(name) = line
+            .strip_prefix("## Detector \"")
+            .and_then(|r| r.strip_suffix('"'))
+        {
+            sections.push((name.to_string(), Vec::new()));
+        } else if line.starts_with("Answer with exactly one JSON object") {
+            break;
+        } else if let Some((_, fields)) = sections.last_mut() {
+            fields.extend(declared_fields(line));
+        }
+    }
+    sections
 }
 
 /// An answer with every declared field at its "nothing found" value.

@@ -112,6 +112,10 @@ pub struct JudgeReport {
     /// How many secrets of each type were redacted from the judged text.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub redactions: std::collections::BTreeMap<String, usize>,
+    /// The other detectors judged in the same call (one envelope, one
+    /// answer with a section each); empty when this judgment was alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_with: Vec<String>,
 }
 
 impl JudgeReport {
@@ -128,6 +132,7 @@ impl JudgeReport {
             nonce_ok: None,
             answer: None,
             redactions: std::collections::BTreeMap::new(),
+            shared_with: Vec::new(),
         }
     }
 

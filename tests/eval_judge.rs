@@ -29,7 +29,8 @@ fn end_to_end_with_a_command_judge_equals_the_hand_count() {
     let config = env.write(
         "judge.yaml",
         &format!(
-            "judge: {{backend: command, command: [sh, {}]}}\n",
+            // The script answers one detector per call (a flat object).
+            "judge: {{backend: command, command: [sh, {}], combine: false}}\n",
             script.display()
         ),
     );

@@ -253,3 +253,50 @@ fn missing_url_or_key_variable_fails() {
         .unwrap_or("")
         .contains("GUARD_TEST_SURELY_UNSET_VARIABLE"));
 }
+
+#[test]
+fn a_combined_call_sends_one_request_with_the_combined_schema() {
+    fn handler(body: &Value, _: usize) -> Option<(u16, String)> {
+        let answer = json!({"nonce": nonce_of(body),
+            "first": {"violation_found": true, "reason": "r1"},
+            "second": {"violation_found": false, "reason": "r2"}});
+        Some((200, completion(&answer.to_string())))
+    }
+    let (url, seen) = serve(handler);
+    let cfg = JudgeConfig {
+        backend: "http".into(),
+        url: Some(url),
+        model: Some("judge-mini".into()),
+        timeout_ms: 20_000,
+        cache_ttl_s: 0,
+        ..JudgeConfig::default()
+    };
+    let s = spec();
+    let requests = [
+        JudgeRequest {
+            detector: "first",
+            spec: &s,
+            text: "Pushing now.",
+        },
+        JudgeRequest {
+            detector: "second",
+            spec: &s,
+            text: "Pushing now.",
+        },
+    ];
+    let ctx = JudgeContext {
+        deadline: Instant::now() + Duration::from_secs(20),
+        cache_dir: None,
+    };
+    let reports = judge_all(&cfg, &requests, &ctx);
+    assert_eq!(reports[0].outcome, JudgeOutcome::Violation, "{reports:?}");
+    assert_eq!(reports[1].outcome, JudgeOutcome::Allow, "{reports:?}");
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1, "one request for both detectors");
+    let schema = &seen[0].body["response_format"]["json_schema"]["schema"];
+    assert_eq!(schema["required"], json!(["nonce", "first", "second"]));
+    assert_eq!(
+        schema["properties"]["first"]["required"],
+        json!(["violation_found", "evidence", "reason"])
+    );
+}

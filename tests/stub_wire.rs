@@ -333,6 +333,41 @@ fn test_judge_answers_per_detector_with_the_nonce() {
     assert!(judge.prompt("scope-check").unwrap().contains("<<<text>>>"));
 }
 
+/// For a combined call (`GUARD_DETECTOR=a,b`) the e2e test judge answers one
+/// object keyed by detector, with the nonce at the top level.
+#[test]
+fn test_judge_answers_a_combined_call_per_section() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stub-model/judge-combined");
+    let _ = std::fs::remove_dir_all(&dir);
+    let judge = e2e::guard::TestJudge::new(&dir, &json!({"nonce": "__NONCE__", "verified": true}));
+    judge.answer("scope-check", &json!({"shrunk": false}));
+    let mut child = Command::new(&judge.path)
+        .env("GUARD_DETECTOR", "commit-before-verification,scope-check")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"Judge this.\n--- text-start Zq81xK3 ---\n<<<text>>>\n--- text-end Zq81xK3 ---\n",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(
+        answer,
+        json!({"nonce": "Zq81xK3",
+               "commit-before-verification": {"nonce": "Zq81xK3", "verified": true},
+               "scope-check": {"shrunk": false}})
+    );
+    assert_eq!(judge.calls(), ["commit-before-verification", "scope-check"]);
+    assert!(judge.prompt("scope-check").unwrap().contains("<<<text>>>"));
+}
+
 /// `capture` lets the stub play an LLM judge: it echoes the prompt's nonce.
 #[test]
 fn capture_fills_the_text_from_the_request() {

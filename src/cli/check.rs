@@ -8,6 +8,7 @@ use guard::config::{self, LoadOptions};
 use guard::detector::load;
 use guard::engine::{Engine, EvalOptions};
 use guard::event::{Event, EventKind, Tool};
+use guard::judge::JudgeRequest;
 use guard::shell::ShellContext;
 use serde_json::json;
 use std::path::PathBuf;
@@ -100,6 +101,9 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
     if verdict.detectors.is_empty() {
         println!("no enabled detector applies to this event");
     }
+    let text = guard::redact::redact(&Engine::subject(&event, &cfg)).text;
+    // Detectors judged in one call: their combined prompt is shown once.
+    let mut shared = Vec::new();
     for d in &verdict.detectors {
         println!("\n[{}] layer 1: {:?}", d.name, d.layer1);
         if !d.keywords.is_empty() {
@@ -117,12 +121,19 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
             .and_then(|l| l.spec.judge.as_ref())
         {
             if d.layer1 == guard::verdict::Layer1::Hit && !args.no_judge {
-                let text = guard::redact::redact(&Engine::subject(&event, &cfg)).text;
-                let prompt = guard::judge::envelope::build(spec, "<nonce>", &text);
-                println!(
-                    "  judge prompt (a fresh nonce each call):\n    {}",
-                    prompt.trim().replace('\n', "\n    ")
-                );
+                if !d.judge.shared_with.is_empty() {
+                    println!(
+                        "  judge prompt: one call with {} (shown below)",
+                        d.judge.shared_with.join(", ")
+                    );
+                    shared.push((d.name.as_str(), spec));
+                } else {
+                    let prompt = guard::judge::envelope::build(spec, "<nonce>", &text);
+                    println!(
+                        "  judge prompt (a fresh nonce each call):\n    {}",
+                        prompt.trim().replace('\n', "\n    ")
+                    );
+                }
             }
         }
         println!("  judge: {:?}", d.judge.outcome);
@@ -143,6 +154,22 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
             } else {
                 ""
             }
+        );
+    }
+    if shared.len() > 1 {
+        let requests: Vec<JudgeRequest> = shared
+            .iter()
+            .map(|(detector, spec)| JudgeRequest {
+                detector,
+                spec,
+                text: &text,
+            })
+            .collect();
+        let refs: Vec<&JudgeRequest> = requests.iter().collect();
+        let prompt = guard::judge::combined::build(&refs, "<nonce>", &text);
+        println!(
+            "\njudge prompt of the shared call (a fresh nonce each call):\n    {}",
+            prompt.trim().replace('\n', "\n    ")
         );
     }
     println!("\nverdict: {}", verdict.decision.as_str());

@@ -69,6 +69,9 @@ pub struct JudgeConfig {
     pub max_output_bytes: u64,
     /// How long a verdict stays in the cache, in seconds (0 = no cache).
     pub cache_ttl_s: u64,
+    /// Judge every detector that hit on one text in one call (one envelope,
+    /// one answer with a section per detector); `false`: one call each.
+    pub combine: bool,
 }
 
 impl Default for JudgeConfig {
@@ -82,6 +85,7 @@ impl Default for JudgeConfig {
             timeout_ms: 15_000,
             max_output_bytes: 1024 * 1024,
             cache_ttl_s: 24 * 3600,
+            combine: true,
         }
     }
 }

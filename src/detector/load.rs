@@ -212,10 +212,12 @@ impl LoadedHead {
             .collect();
         spec.signals.extend(self.extra_signals);
         if let Some(rules) = spec.shell.as_mut() {
-            self.shell.apply(rules).map_err(|e| DetectorError::Invalid {
-                detector: spec.name.clone(),
-                message: format!("config `detectors.{}.shell`: {e}", spec.name),
-            })?;
+            self.shell
+                .apply(rules)
+                .map_err(|e| DetectorError::Invalid {
+                    detector: spec.name.clone(),
+                    message: format!("config `detectors.{}.shell`: {e}", spec.name),
+                })?;
         }
         Ok(LoadedDetector {
             spec,

@@ -42,6 +42,9 @@ pub enum AnswerError {
     /// The detector's decision rule does not parse.
     #[error("{0}")]
     Rule(String),
+    /// A combined answer has no object for this detector.
+    #[error("the judge's combined answer has no section for `{0}`")]
+    MissingSection(String),
 }
 
 impl AnswerError {
@@ -51,7 +54,7 @@ impl AnswerError {
         match self {
             AnswerError::NoJson | AnswerError::Rule(_) => None,
             AnswerError::MissingNonce | AnswerError::WrongNonce => Some(false),
-            AnswerError::Fields(_) => Some(true),
+            AnswerError::Fields(_) | AnswerError::MissingSection(_) => Some(true),
         }
     }
 }
@@ -92,14 +95,29 @@ pub fn judge_object(
     nonce: &str,
     object: Map<String, Value>,
 ) -> Result<Judgment, AnswerError> {
+    check_nonce(&object, nonce)?;
+    judge_section(spec, &object)
+}
+
+/// Checks that `object` echoes the envelope's `nonce`.
+pub fn check_nonce(object: &Map<String, Value>, nonce: &str) -> Result<(), AnswerError> {
     match object.get("nonce") {
-        None | Some(Value::Null) => return Err(AnswerError::MissingNonce),
-        Some(Value::String(n)) if n == nonce => {}
-        Some(_) => return Err(AnswerError::WrongNonce),
+        None | Some(Value::Null) => Err(AnswerError::MissingNonce),
+        Some(Value::String(n)) if n == nonce => Ok(()),
+        Some(_) => Err(AnswerError::WrongNonce),
     }
-    spec.check_answer(&object).map_err(AnswerError::Fields)?;
+}
+
+/// Applies one detector's field checks and decision rule to its part of an
+/// answer (the whole object of a single judgment, or the detector's section
+/// of a combined one), whose nonce was already checked.
+pub fn judge_section(
+    spec: &JudgeSpec,
+    object: &Map<String, Value>,
+) -> Result<Judgment, AnswerError> {
+    spec.check_answer(object).map_err(AnswerError::Fields)?;
     let rule = Rule::parse(&spec.violation).map_err(|e| AnswerError::Rule(e.to_string()))?;
-    let outcome = if rule.eval(&object) {
+    let outcome = if rule.eval(object) {
         JudgeOutcome::Violation
     } else {
         JudgeOutcome::Allow

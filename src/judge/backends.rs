@@ -48,7 +48,8 @@ pub struct Call<'a> {
     pub command: &'a [String],
     /// The model, where the backend takes one.
     pub model: Option<&'a str>,
-    /// The detector's name (`GUARD_DETECTOR`).
+    /// The detector's name, or the names of a combined call separated by
+    /// commas (`GUARD_DETECTOR`).
     pub detector: &'a str,
     /// The full prompt (envelope).
     pub prompt: &'a str,

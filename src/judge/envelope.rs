@@ -83,6 +83,25 @@ pub fn build(spec: &JudgeSpec, nonce: &str, redacted_text: &str) -> String {
     out.push_str("\n\n");
     out.push_str(spec.prompt.trim());
     out.push_str("\n\nAnswer with exactly one JSON object and nothing else, with these fields:\n");
+    push_field_lines(&mut out, spec);
+    out.push_str(&format!(
+        "- \"nonce\" (string, required): exactly \"{nonce}\"\n"
+    ));
+    out.push_str(REASON_LINE);
+    out.push_str(&format!(
+        "The object must contain \"nonce\": \"{nonce}\".\n\n"
+    ));
+    push_text_section(&mut out, nonce, redacted_text);
+    out
+}
+
+/// The line asking for `reason`, the last field of every answer (or section).
+pub(crate) const REASON_LINE: &str =
+    "- \"reason\" (string, required): one short sentence explaining the answer\n";
+
+/// Writes one line per declared field of `spec`:
+/// `- "name" (type, required|optional): description`.
+pub(crate) fn push_field_lines(out: &mut String, spec: &JudgeSpec) {
     for field in &spec.fields {
         let kind = match field.kind {
             FieldType::Boolean => "boolean",
@@ -100,13 +119,12 @@ pub fn build(spec: &JudgeSpec, nonce: &str, redacted_text: &str) -> String {
             field.description.trim()
         ));
     }
-    out.push_str(&format!(
-        "- \"nonce\" (string, required): exactly \"{nonce}\"\n"
-    ));
-    out.push_str("- \"reason\" (string, required): one short sentence explaining the answer\n");
-    out.push_str(&format!(
-        "The object must contain \"nonce\": \"{nonce}\".\n\n"
-    ));
+}
+
+/// Writes the fenced text, which ends every envelope: start marker line, the
+/// redacted text, a newline, end marker line. Anything guard itself states
+/// about the event goes before this section, never inside it.
+pub fn push_text_section(out: &mut String, nonce: &str, redacted_text: &str) {
     out.push_str(&start_marker(nonce));
     out.push('\n');
     out.push_str(redacted_text);
@@ -114,7 +132,6 @@ pub fn build(spec: &JudgeSpec, nonce: &str, redacted_text: &str) -> String {
     out.push('\n');
     out.push_str(&end_marker(nonce));
     out.push('\n');
-    out
 }
 
 #[cfg(test)]

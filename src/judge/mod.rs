@@ -7,14 +7,16 @@
 //! the last JSON object of the answer is checked and turned into a violation
 //! or an allow by the detector's decision rule ([`answer`]). Anything else
 //! (timeout, crash, bad answer, no backend) is a `Fail`, and the engine's
-//! failure policy decides what a failure means. Judgments for several
-//! detectors run in parallel under one deadline, and verdicts are cached
+//! failure policy decides what a failure means. Detectors that hit on the
+//! same text share one call ([`combined`], `judge.combine`); separate calls
+//! run in parallel under one deadline, and verdicts are cached per detector
 //! ([`cache`]).
 
 pub mod answer;
 pub mod backends;
 pub mod cache;
 pub mod canary;
+pub mod combined;
 pub mod envelope;
 pub mod http;
 #[allow(unsafe_code)] // waitid, pidfd_open, poll and killpg on the judge's process group
@@ -69,6 +71,10 @@ pub fn resolve_backend(cfg: &JudgeConfig) -> String {
 
 /// Judges every request, concurrently, and returns one report per request in
 /// the same order. Never panics; each outcome is Violation, Allow or Fail.
+///
+/// Requests served from the cache make no call. With `judge.combine`, the
+/// others that share the same (redacted) text are judged in one call
+/// ([`combined`]); a request alone keeps the single-detector envelope.
 pub fn judge_all(
     cfg: &JudgeConfig,
     requests: &[JudgeRequest],
@@ -90,28 +96,38 @@ pub fn judge_all(
                 .map(cached_report)
         })
         .collect();
+    let pending: Vec<usize> = (0..requests.len())
+        .filter(|&i| reports[i].is_none())
+        .collect();
+    let calls = group(cfg.combine, requests, &redacted, &pending);
 
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..requests.len())
-            .filter(|&i| reports[i].is_none())
-            .map(|i| {
-                let (request, red, backend) = (&requests[i], &redacted[i], backend.as_str());
+        let handles: Vec<_> = calls
+            .iter()
+            .map(|call| {
+                let backend = backend.as_str();
+                let red = &redacted[call[0]];
+                let group: Vec<&JudgeRequest> = call.iter().map(|&i| &requests[i]).collect();
                 let spawned = std::thread::Builder::new()
-                    .name(format!("judge-{}", request.detector))
-                    .spawn_scoped(scope, move || {
-                        judge_one(cfg, backend, request, red, ctx.deadline)
+                    .name(format!("judge-{}", combined::detector_list(&group)))
+                    .spawn_scoped(scope, move || match group.as_slice() {
+                        [one] => vec![judge_one(cfg, backend, one, red, ctx.deadline)],
+                        many => combined::judge_group(cfg, backend, many, red, ctx.deadline),
                     });
-                (i, spawned)
+                (call, spawned)
             })
             .collect();
-        for (i, handle) in handles {
-            let report = match handle {
+        for (call, handle) in handles {
+            let failed = |why: &str| vec![JudgeReport::failed(why); call.len()];
+            let group_reports = match handle {
                 Ok(handle) => handle
                     .join()
-                    .unwrap_or_else(|_| JudgeReport::failed("the judge thread panicked")),
-                Err(e) => JudgeReport::failed(format!("cannot start a judge thread: {e}")),
+                    .unwrap_or_else(|_| failed("the judge thread panicked")),
+                Err(e) => failed(&format!("cannot start a judge thread: {e}")),
             };
-            reports[i] = Some(report);
+            for (&i, report) in call.iter().zip(group_reports) {
+                reports[i] = Some(report);
+            }
         }
     });
 
@@ -137,6 +153,38 @@ pub fn judge_all(
     out
 }
 
+/// The calls to make for the `pending` requests: each a list of request
+/// indices. With `combine`, requests on the same redacted text share a call
+/// (one per detector name); otherwise, and for names that cannot be a key of
+/// a combined answer, one call each.
+fn group(
+    combine: bool,
+    requests: &[JudgeRequest],
+    redacted: &[Redacted],
+    pending: &[usize],
+) -> Vec<Vec<usize>> {
+    let joinable = |i: usize| combine && combined::can_combine(requests[i].detector);
+    let mut calls: Vec<Vec<usize>> = Vec::new();
+    for &i in pending {
+        let shared = joinable(i)
+            .then(|| {
+                calls.iter_mut().find(|call| {
+                    joinable(call[0])
+                        && redacted[call[0]].text == redacted[i].text
+                        && call
+                            .iter()
+                            .all(|&j| requests[j].detector != requests[i].detector)
+                })
+            })
+            .flatten();
+        match shared {
+            Some(call) => call.push(i),
+            None => calls.push(vec![i]),
+        }
+    }
+    calls
+}
+
 fn cached_report(cached: cache::Cached) -> JudgeReport {
     JudgeReport {
         outcome: cached.outcome,
@@ -158,37 +206,20 @@ fn judge_one(
     hook_deadline: Instant,
 ) -> JudgeReport {
     let started = Instant::now();
-    let deadline = hook_deadline.min(started + std::time::Duration::from_millis(cfg.timeout_ms));
     let nonce = envelope::fresh_nonce();
     let prompt = envelope::build(request.spec, &nonce, &red.text);
     let schema = request.spec.answer_schema();
-    let model = match backend {
-        "codex" | "claude" | "gemini" | "http" => cfg.model.clone(),
-        _ => None,
-    };
-    let raw: Result<RawAnswer, String> = if Instant::now() >= deadline {
-        Err("no time left for the judge".into())
-    } else {
-        match backend {
-            "none" => {
-                Err("no judge backend (judge.backend is none, or auto found no judge CLI)".into())
-            }
-            "http" => ask_http(cfg, &prompt, &schema, deadline),
-            "command" if cfg.command.is_empty() => Err("judge.command is empty".into()),
-            other => backends::ask(&backends::Call {
-                backend: other,
-                command: &cfg.command,
-                model: model.as_deref(),
-                detector: request.detector,
-                prompt: &prompt,
-                schema: &schema,
-                deadline,
-                max_output_bytes: cfg.max_output_bytes,
-                tag: &nonce,
-            }),
-        }
-    };
-    let mut report = match raw {
+    let deadline = call_deadline(cfg, hook_deadline, started);
+    let (raw, model) = ask(
+        cfg,
+        backend,
+        request.detector,
+        &prompt,
+        &schema,
+        &nonce,
+        deadline,
+    );
+    let report = match raw {
         Err(error) => JudgeReport::failed(redact(&error).text),
         Ok(answer) => {
             let checked = match &answer {
@@ -197,22 +228,92 @@ fn judge_one(
                     answer::judge_object(request.spec, &nonce, object.clone())
                 }
             };
-            let mut report = match checked {
-                Ok(judgment) => JudgeReport {
-                    outcome: judgment.outcome,
-                    fields: redact_fields(judgment.fields),
-                    nonce_ok: Some(true),
-                    ..JudgeReport::skipped()
-                },
-                Err(error) => JudgeReport {
-                    nonce_ok: error.nonce_ok(),
-                    ..JudgeReport::failed(error.to_string())
-                },
-            };
-            report.answer = Some(truncate(&redact(&answer.as_text()).text, ANSWER_KEEP));
-            report
+            checked_report(checked, Some(kept_answer(&answer)))
         }
     };
+    finish(report, backend, model, started)
+}
+
+/// When a call started at `started` must have answered: the earlier of the
+/// judge's own timeout and the hook's deadline.
+fn call_deadline(cfg: &JudgeConfig, hook_deadline: Instant, started: Instant) -> Instant {
+    hook_deadline.min(started + std::time::Duration::from_millis(cfg.timeout_ms))
+}
+
+/// Sends one prompt to the backend; returns its raw answer and the model
+/// asked (where the backend takes one). `detectors` is `GUARD_DETECTOR`.
+fn ask(
+    cfg: &JudgeConfig,
+    backend: &str,
+    detectors: &str,
+    prompt: &str,
+    schema: &serde_json::Value,
+    nonce: &str,
+    deadline: Instant,
+) -> (Result<RawAnswer, String>, Option<String>) {
+    let model = match backend {
+        "codex" | "claude" | "gemini" | "http" => cfg.model.clone(),
+        _ => None,
+    };
+    let raw = if Instant::now() >= deadline {
+        Err("no time left for the judge".into())
+    } else {
+        match backend {
+            "none" => {
+                Err("no judge backend (judge.backend is none, or auto found no judge CLI)".into())
+            }
+            "http" => ask_http(cfg, prompt, schema, deadline),
+            "command" if cfg.command.is_empty() => Err("judge.command is empty".into()),
+            other => backends::ask(&backends::Call {
+                backend: other,
+                command: &cfg.command,
+                model: model.as_deref(),
+                detector: detectors,
+                prompt,
+                schema,
+                deadline,
+                max_output_bytes: cfg.max_output_bytes,
+                tag: nonce,
+            }),
+        }
+    };
+    (raw, model)
+}
+
+/// The raw answer as the report keeps it: redacted, cut to a few kilobytes.
+fn kept_answer(answer: &RawAnswer) -> String {
+    truncate(&redact(&answer.as_text()).text, ANSWER_KEEP)
+}
+
+/// The report of one checked answer (or section of one).
+fn checked_report(
+    checked: Result<answer::Judgment, answer::AnswerError>,
+    kept: Option<String>,
+) -> JudgeReport {
+    let mut report = match checked {
+        Ok(judgment) => JudgeReport {
+            outcome: judgment.outcome,
+            fields: redact_fields(judgment.fields),
+            nonce_ok: Some(true),
+            ..JudgeReport::skipped()
+        },
+        Err(error) => JudgeReport {
+            nonce_ok: error.nonce_ok(),
+            ..JudgeReport::failed(error.to_string())
+        },
+    };
+    report.answer = kept;
+    report
+}
+
+/// Stamps what every judged report carries: backend, model, latency; a
+/// report that is still Skipped is a Fail.
+fn finish(
+    mut report: JudgeReport,
+    backend: &str,
+    model: Option<String>,
+    started: Instant,
+) -> JudgeReport {
     if report.outcome == JudgeOutcome::Skipped {
         report.outcome = JudgeOutcome::Fail;
     }

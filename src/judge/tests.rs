@@ -216,3 +216,35 @@ fn a_passed_deadline_fails_at_once() {
     assert_eq!(r.outcome, JudgeOutcome::Fail);
     assert!(r.error.as_deref().unwrap_or("").contains("no time left"));
 }
+
+#[test]
+fn only_requests_on_the_same_text_with_usable_names_share_a_call() {
+    let s = spec();
+    let req = |detector, text| JudgeRequest {
+        detector,
+        spec: &s,
+        text,
+    };
+    let requests = [
+        req("a", "same"),
+        req("b", "other"),
+        req("c", "same"),
+        req("nonce", "same"),
+        req("a", "same"),
+        req("d", "same"),
+    ];
+    let redacted: Vec<Redacted> = requests.iter().map(|r| redact(r.text)).collect();
+    let all: Vec<usize> = (0..requests.len()).collect();
+    assert_eq!(
+        group(true, &requests, &redacted, &all),
+        vec![vec![0, 2, 5], vec![1], vec![3], vec![4]]
+    );
+    assert_eq!(
+        group(true, &requests, &redacted, &[1, 2, 5]),
+        vec![vec![1], vec![2, 5]]
+    );
+    assert_eq!(
+        group(false, &requests, &redacted, &[0, 2]),
+        vec![vec![0], vec![2]]
+    );
+}

@@ -89,6 +89,8 @@ pub struct LoggedJudge {
     pub latency_ms: Option<u64>,
     /// Whether the answer came from the cache.
     pub cache_hit: bool,
+    /// The other detectors judged in the same call (absent in older logs).
+    pub shared_with: Vec<String>,
 }
 
 impl LoggedDetector {

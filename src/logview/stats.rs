@@ -1,7 +1,8 @@
 //! `guard stats`: per detector and agent, how often it applied, fired, asked
 //! the judge, blocked and failed, how often the cache answered, and the
 //! judge's latency (p50, p95); plus one `(hook)` row per agent with the
-//! whole hook's latency and the paused decisions.
+//! whole hook's latency, the paused decisions and the judge calls it made
+//! (a call shared by several detectors counted once).
 
 use super::Record;
 use serde::Serialize;
@@ -20,8 +21,11 @@ pub struct StatsRow {
     pub layer1_hits: u64,
     /// Layer-1 hits a bypass cleared.
     pub bypasses: u64,
-    /// Judgments asked of the backend (cache hits excluded).
+    /// Judgments asked of the backend (cache hits excluded); on `(hook)`
+    /// rows, the backend calls made (one per shared call).
     pub judge_calls: u64,
+    /// Of `judge_calls`, those made in one call with other detectors.
+    pub shared_calls: u64,
     /// Judgments answered from the cache.
     pub cache_hits: u64,
     /// Decisions other than allow (shadow ones included).
@@ -60,6 +64,9 @@ pub fn compute(records: &[Record]) -> Vec<StatsRow> {
         if let Some(ms) = r.latency_ms {
             hook.1.push(ms);
         }
+        let (calls, shared) = backend_calls(r);
+        hook.0.judge_calls += calls;
+        hook.0.shared_calls += shared;
         for d in &r.detectors {
             let (s, lat) = rows
                 .entry((false, d.name.clone(), r.agent.clone()))
@@ -75,6 +82,9 @@ pub fn compute(records: &[Record]) -> Vec<StatsRow> {
                     s.cache_hits += 1;
                 } else {
                     s.judge_calls += 1;
+                    if !d.judge.shared_with.is_empty() {
+                        s.shared_calls += 1;
+                    }
                     if let Some(ms) = d.judge.latency_ms {
                         lat.push(ms as f64);
                     }
@@ -101,6 +111,27 @@ pub fn compute(records: &[Record]) -> Vec<StatsRow> {
         .collect()
 }
 
+/// The backend calls one decision made, and how many of them were shared:
+/// a detector judged alone is one call; detectors sharing a call count once
+/// (through the one whose name sorts first among them).
+fn backend_calls(r: &Record) -> (u64, u64) {
+    let mut calls = 0;
+    let mut shared = 0;
+    for d in r
+        .detectors
+        .iter()
+        .filter(|d| d.judged() && !d.judge.cache_hit)
+    {
+        if d.judge.shared_with.is_empty() {
+            calls += 1;
+        } else if d.judge.shared_with.iter().all(|o| *o > d.name) {
+            calls += 1;
+            shared += 1;
+        }
+    }
+    (calls, shared)
+}
+
 fn row(detector: &str, agent: &str) -> StatsRow {
     StatsRow {
         detector: detector.into(),
@@ -114,7 +145,7 @@ pub fn table(rows: &[StatsRow]) -> String {
     let ms = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
     let header = [
         "detector", "agent", "events", "l1-hits", "bypass", "judge", "cache", "blocks", "shadow",
-        "fails", "p50ms", "p95ms",
+        "fails", "p50ms", "p95ms", "shared",
     ];
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
@@ -131,6 +162,8 @@ pub fn table(rows: &[StatsRow]) -> String {
             r.failures.to_string(),
             ms(r.p50_ms),
             ms(r.p95_ms),
+            // Last, so the columns before it keep their places.
+            r.shared_calls.to_string(),
         ]);
     }
     let widths: Vec<usize> = (0..header.len())
@@ -207,6 +240,32 @@ mod tests {
         );
         assert_eq!(hook.p50_ms, Some(205.0));
         assert!(!rows.iter().any(|r| r.agent == "*"));
+    }
+
+    #[test]
+    fn a_shared_call_counts_once_for_the_hook() {
+        let shared = |name: &str, other: &str| {
+            json!({"name": name, "layer1": "hit", "verdict": "allow",
+                   "judge": {"outcome": "allow", "latency_ms": 9, "shared_with": [other]}})
+        };
+        let records = vec![
+            rec(
+                json!({"agent": "codex", "event": "stop", "verdict": "allow",
+                "detectors": [shared("b", "a"), shared("a", "b"),
+                              {"name": "c", "layer1": "hit", "verdict": "allow", "judge": {"outcome": "allow"}}]}),
+            ),
+            // An older record, without `shared_with`: one call per detector.
+            rec(
+                json!({"agent": "codex", "event": "stop", "verdict": "allow",
+                "detectors": [{"name": "a", "layer1": "hit", "verdict": "allow", "judge": {"outcome": "allow"}}]}),
+            ),
+        ];
+        let rows = compute(&records);
+        let a = rows.iter().find(|r| r.detector == "a").unwrap();
+        assert_eq!((a.judge_calls, a.shared_calls), (2, 1));
+        let hook = rows.last().unwrap();
+        assert_eq!((hook.judge_calls, hook.shared_calls), (3, 1));
+        assert!(table(&rows).contains("shared"));
     }
 
     #[test]

@@ -136,7 +136,9 @@ pub fn decisions_summary(home: &Path) -> String {
 
 /// A scripted judge for guard's `command` backend. It records each prompt,
 /// answers with the JSON set for `$GUARD_DETECTOR` (else the default one),
-/// with `__NONCE__` replaced by the prompt's nonce, or hangs.
+/// with `__NONCE__` replaced by the prompt's nonce, or hangs. For a combined
+/// call (`GUARD_DETECTOR=a,b`) it records the call under each detector and
+/// answers `{"nonce": ..., "a": <a's answer>, "b": <b's answer>}`.
 pub struct TestJudge {
     dir: PathBuf,
     /// The judge executable.
@@ -153,15 +155,28 @@ impl TestJudge {
         write_executable(
             &path,
             "#!/bin/sh\n# Test judge: records the prompt, then answers per detector, or hangs.\n\
+             # A comma-separated GUARD_DETECTOR is a combined call: one object\n\
+             # with the nonce and, per detector, its answer.\n\
              here=$(dirname \"$0\")\n\
              prompt=$(cat)\n\
-             echo \"${GUARD_DETECTOR:-unknown}\" >> \"$here/calls\"\n\
-             printf '%s' \"$prompt\" > \"$here/prompt-${GUARD_DETECTOR:-unknown}.txt\"\n\
+             detectors=$(printf '%s' \"${GUARD_DETECTOR:-unknown}\" | tr ',' ' ')\n\
+             for d in $detectors; do\n\
+               echo \"$d\" >> \"$here/calls\"\n\
+               printf '%s' \"$prompt\" > \"$here/prompt-$d.txt\"\n\
+             done\n\
              if [ -f \"$here/hang\" ]; then exec sleep 600; fi\n\
-             answer=\"$here/answer-${GUARD_DETECTOR:-unknown}.json\"\n\
-             [ -f \"$answer\" ] || answer=\"$here/answer-default.json\"\n\
              nonce=$(printf '%s\\n' \"$prompt\" | sed -nE \"s/$(cat \"$here/nonce.pattern\")/\\1/p\" | head -n 1)\n\
-             sed \"s/__NONCE__/$nonce/g\" \"$answer\"\n",
+             answer_of() {\n\
+               answer=\"$here/answer-$1.json\"\n\
+               [ -f \"$answer\" ] || answer=\"$here/answer-default.json\"\n\
+               sed \"s/__NONCE__/$nonce/g\" \"$answer\"\n\
+             }\n\
+             case \"${GUARD_DETECTOR:-unknown}\" in\n\
+               *,*) printf '{\"nonce\": \"%s\"' \"$nonce\"\n\
+                    for d in $detectors; do printf ', \"%s\": ' \"$d\"; answer_of \"$d\"; done\n\
+                    printf '}\\n' ;;\n\
+               *) answer_of \"${GUARD_DETECTOR:-unknown}\" ;;\n\
+             esac\n",
         );
         let judge = TestJudge { dir, path };
         judge.answer("default", default_answer);

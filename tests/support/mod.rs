@@ -245,3 +245,45 @@ impl Sandbox {
         format!("answers={}", p.display())
     }
 }
+
+/// A second turn-end detector on the same words as `ship-now` (keyword
+/// `ship`, signal `ship it`), with a field of its own: with both, one stop
+/// event makes two detectors hit on the same text.
+pub const SHIP_CHECK: &str = r#"
+name: ship-check
+events: [stop, subagent_stop]
+keywords: [ship]
+signals:
+  - {id: ship-it, pattern: 'ship it'}
+judge:
+  prompt: Does the text ship without verification?
+  fields:
+    - {name: unverified, type: boolean, required: true}
+  violation: unverified
+on_violation: block
+reason: "Verify before shipping. {judge_reason}"
+"#;
+
+impl Sandbox {
+    /// Like [`Sandbox::judged_config`], with `ship-check` enabled as well,
+    /// so `ship-now` and `ship-check` both hit on "ship it now"; `combine`
+    /// is `judge.combine`.
+    pub fn two_judged_config(&self, mode: &str, combine: bool, extra: &str) -> PathBuf {
+        let dir = self.path().join("detectors");
+        self.write("detectors/ship-now.yaml", SHIP_NOW);
+        self.write("detectors/launch.yaml", LAUNCH);
+        self.write("detectors/ship-check.yaml", SHIP_CHECK);
+        let detectors = TEST_DETECTORS
+            .replace(
+                "detectors:\n",
+                "detectors:\n  ship-check:\n    file: DIR/ship-check.yaml\n",
+            )
+            .replace("DIR", &dir.display().to_string());
+        let judge = format!(
+            "judge: {{backend: command, command: [{:?}, {:?}], timeout_ms: 2000, cache_ttl_s: 0, combine: {combine}}}\ndeadline: {{turn_end_ms: 3000, gate_ms: 3000}}\n{extra}",
+            test_judge().display().to_string(),
+            mode
+        );
+        self.write("test-config.yaml", &format!("{detectors}\n{judge}"))
+    }
+}
