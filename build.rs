@@ -29,7 +29,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The keys of a detector that Layer 1's keyword pass reads (`detector::Head`).
-const HEAD_KEYS: [&str; 4] = ["name", "events", "tools", "keywords"];
+const HEAD_KEYS: [&str; 5] = ["name", "events", "tools", "keywords", "actions"];
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));

@@ -135,7 +135,11 @@ fn turn_actions_are_read_back(agent: Agent) {
     let payloads = stop.calls();
     let transcript = payloads
         .last()
-        .and_then(|p| p["transcript_path"].as_str().or(p["transcriptPath"].as_str()))
+        .and_then(|p| {
+            p["transcript_path"]
+                .as_str()
+                .or(p["transcriptPath"].as_str())
+        })
         .map(PathBuf::from)
         .unwrap_or_else(|| panic!("no transcript_path in {payloads:?}\n{}", run.debug()));
     // Claude Code and Gemini CLI record the exit status of failures only (a

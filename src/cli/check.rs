@@ -118,7 +118,7 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         {
             if d.layer1 == guard::verdict::Layer1::Hit && !args.no_judge {
                 let text = guard::redact::redact(&Engine::subject(&event, &cfg)).text;
-                let prompt = guard::judge::envelope::build(spec, "<nonce>", &text);
+                let prompt = guard::judge::envelope::build(spec, "<nonce>", &text, None);
                 println!(
                     "  judge prompt (a fresh nonce each call):\n    {}",
                     prompt.trim().replace('\n', "\n    ")

@@ -82,11 +82,25 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
         let rule =
             Rule::parse(&judge.violation).map_err(|e| invalid(format!("violation rule: {e}")))?;
         for field in rule.fields() {
-            if !judge.fields.iter().any(|f| f.name == field) {
+            let computed = judge.computed.iter().any(|c| c.name() == field);
+            if !computed && !judge.fields.iter().any(|f| f.name == field) {
                 return Err(invalid(format!(
-                    "the violation rule uses `{field}`, which is not among the judge's fields"
+                    "the violation rule uses `{field}`, which is neither among the judge's fields nor computed"
                 )));
             }
+        }
+    }
+    for a in &spec.actions {
+        if a.when.is_empty() {
+            return Err(invalid(format!("action rule `{}` has no `when`", a.id)));
+        }
+        if let Some(id) =
+            (a.overrides.iter()).find(|id| !spec.bypasses.iter().any(|b| &b.id == *id))
+        {
+            return Err(invalid(format!(
+                "action rule `{}` overrides `{id}`, which is not a bypass",
+                a.id
+            )));
         }
     }
     for p in spec.signals.iter().chain(&spec.bypasses) {
@@ -183,6 +197,8 @@ pub struct LoadedHead {
     extra_signals: Vec<PatternSpec>,
     /// The config's say over its shell rules.
     shell: crate::shell::ShellSettings,
+    /// The config's `verification`, replacing the detector file's.
+    verification: Option<super::VerificationSource>,
     /// Where the rest of the spec is.
     source: HeadSource,
 }
@@ -211,11 +227,16 @@ impl LoadedHead {
             .map(Cow::into_owned)
             .collect();
         spec.signals.extend(self.extra_signals);
+        if let (Some(v), Some(judge)) = (self.verification, spec.judge.as_mut()) {
+            judge.verification = v;
+        }
         if let Some(rules) = spec.shell.as_mut() {
-            self.shell.apply(rules).map_err(|e| DetectorError::Invalid {
-                detector: spec.name.clone(),
-                message: format!("config `detectors.{}.shell`: {e}", spec.name),
-            })?;
+            self.shell
+                .apply(rules)
+                .map_err(|e| DetectorError::Invalid {
+                    detector: spec.name.clone(),
+                    message: format!("config `detectors.{}.shell`: {e}", spec.name),
+                })?;
         }
         Ok(LoadedDetector {
             spec,
@@ -264,6 +285,14 @@ impl Detector {
         match self {
             Detector::Head(h) => h.head.keywords.iter().map(|k| k.as_ref()).collect(),
             Detector::Full(d) => d.spec.keywords.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// Whether it has action rules (read in full for an event with actions).
+    pub fn has_action_rules(&self) -> bool {
+        match self {
+            Detector::Head(h) => !h.head.actions.is_empty(),
+            Detector::Full(d) => !d.spec.actions.is_empty(),
         }
     }
 
@@ -321,6 +350,7 @@ pub fn heads_lenient(
             mode: settings.mode,
             extra_signals: settings.extra_signals,
             shell: settings.shell,
+            verification: settings.verification,
             source,
         });
     }

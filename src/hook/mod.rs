@@ -167,7 +167,9 @@ fn steps(input: HookInput, run: Run, known: &mut Known) -> Result<HookOutput, Ho
         // No adapter can read it: the failure policy of what it looks like.
         let native = unknown.native.clone().unwrap_or_default();
         known.event = Some((spec.name.clone(), unknown.kind, native));
-        return Err(unknown_shape::answer(&spec, unknown, &payload, &input, started));
+        return Err(unknown_shape::answer(
+            &spec, unknown, &payload, &input, started,
+        ));
     }
     let mut event = spec
         .parse_payload(payload)

@@ -55,6 +55,10 @@ struct Record<'a> {
     /// Shadow detectors that would have blocked, denied or asked.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     shadow: Vec<&'a str>,
+    /// guard's facts block of the turn (redacted), when a detector was judged
+    /// and the turn's actions were known: what the judge was shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    facts: Option<String>,
     #[serde(flatten)]
     kept: Option<KeptText<'a>>,
 }
@@ -128,8 +132,24 @@ fn record<'a>(
             .filter(|d| d.mode.is_some() && d.verdict != Decision::Allow)
             .map(|d| d.name.as_str())
             .collect(),
+        facts: facts(event, verdict),
         kept,
     }
+}
+
+/// The facts block the judge was shown: the same rendering the engine
+/// gives the judge, for a turn end with actions where some detector was
+/// judged (asked or answered from the cache).
+fn facts(event: &Event, verdict: &Verdict) -> Option<String> {
+    use crate::verdict::JudgeOutcome;
+    let judged = verdict
+        .detectors
+        .iter()
+        .any(|d| d.judge.outcome != JudgeOutcome::Skipped);
+    (judged && event.kind.is_turn_end())
+        .then_some(event.actions.as_ref())
+        .flatten()
+        .map(crate::actions::facts::render)
 }
 
 /// Appends the record to the log; a failure is reported on stderr only.

@@ -40,6 +40,9 @@ pub struct JudgeRequest<'a> {
     pub spec: &'a JudgeSpec,
     /// The text to judge, already truncated, not yet redacted.
     pub text: &'a str,
+    /// guard's facts block of the turn (`actions::facts`), already redacted:
+    /// placed outside the fenced text (`None`: no transcript, the text alone).
+    pub facts: Option<&'a str>,
 }
 
 /// What all judgments of one hook call share.
@@ -79,7 +82,14 @@ pub fn judge_all(
     let keys: Vec<String> = requests
         .iter()
         .zip(&redacted)
-        .map(|(r, red)| cache::key(r.detector, r.spec, cfg, &backend, &red.text))
+        .map(|(r, red)| match r.facts {
+            // The facts change the question: they are part of the key.
+            Some(facts) => {
+                let keyed = format!("{}\n\u{0}facts\n{facts}", red.text);
+                cache::key(r.detector, r.spec, cfg, &backend, &keyed)
+            }
+            None => cache::key(r.detector, r.spec, cfg, &backend, &red.text),
+        })
         .collect();
     let mut reports: Vec<Option<JudgeReport>> = requests
         .iter()
@@ -160,7 +170,8 @@ fn judge_one(
     let started = Instant::now();
     let deadline = hook_deadline.min(started + std::time::Duration::from_millis(cfg.timeout_ms));
     let nonce = envelope::fresh_nonce();
-    let prompt = envelope::build(request.spec, &nonce, &red.text);
+    let facts = request.facts.map(|f| redact(f).text);
+    let prompt = envelope::build(request.spec, &nonce, &red.text, facts.as_deref());
     let schema = request.spec.answer_schema();
     let model = match backend {
         "codex" | "claude" | "gemini" | "http" => cfg.model.clone(),

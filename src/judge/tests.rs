@@ -72,11 +72,13 @@ fn none_backend_fails_every_request() {
             detector: "d",
             spec: &s,
             text: "t",
+            facts: None,
         },
         JudgeRequest {
             detector: "e",
             spec: &s,
             text: "u",
+            facts: None,
         },
     ];
     let ctx = JudgeContext {
@@ -104,6 +106,7 @@ fn command_judge_verdicts_in_order_and_cached() {
         detector: "d",
         spec: &s,
         text: "I'll commit now.",
+        facts: None,
     }];
 
     let first = judge_all(&yes, &reqs, &ctx);
@@ -128,6 +131,7 @@ fn command_judge_verdicts_in_order_and_cached() {
         detector: "d",
         spec: &s,
         text: "All tests passed.",
+        facts: None,
     }];
     assert_eq!(judge_all(&no, &other, &ctx)[0].outcome, JudgeOutcome::Allow);
     let _ = std::fs::remove_dir_all(&dir);
@@ -150,6 +154,7 @@ fn failures_are_not_cached() {
         detector: "d",
         spec: &s,
         text: "x",
+        facts: None,
     }];
     assert_eq!(
         judge_all(&broken, &reqs, &ctx)[0].outcome,
@@ -185,6 +190,7 @@ fn secrets_are_redacted_before_the_judge_and_counted() {
         detector: "d",
         spec: &s,
         text: &text,
+        facts: None,
     }];
     let report = &judge_all(&cfg, &reqs, &ctx)[0];
     let seen = std::fs::read_to_string(&log).unwrap();
@@ -211,6 +217,7 @@ fn a_passed_deadline_fails_at_once() {
         detector: "d",
         spec: &s,
         text: "x",
+        facts: None,
     }];
     let r = &judge_all(&cfg, &reqs, &ctx)[0];
     assert_eq!(r.outcome, JudgeOutcome::Fail);

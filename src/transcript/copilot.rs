@@ -368,5 +368,4 @@ mod tests {
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
-
 }
