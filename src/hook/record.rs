@@ -166,3 +166,74 @@ pub fn write(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::{Action, CommandRun, Outcome, TurnActions};
+    use crate::verdict::{JudgeOutcome, JudgeReport, Layer1};
+
+    fn verdict(outcome: JudgeOutcome) -> Verdict {
+        let mut judge = JudgeReport::skipped();
+        judge.outcome = outcome;
+        crate::engine::combine(vec![DetectorReport {
+            name: "commit-before-verification".into(),
+            layer1: Layer1::Hit,
+            keywords: Vec::new(),
+            signals: Vec::new(),
+            bypasses: Vec::new(),
+            judge,
+            verdict: Decision::Allow,
+            mode: None,
+            reason: None,
+        }])
+    }
+
+    fn line(event: &Event, verdict: &Verdict) -> crate::logview::Record {
+        let ctx = Context {
+            started: Instant::now(),
+            mismatch: None,
+            refused: Vec::new(),
+            errors: Vec::new(),
+            paused: false,
+            unknown_shape: false,
+        };
+        let cfg = Config::default();
+        let json = serde_json::to_string(&record(&cfg, event, verdict, &ctx, "t".into())).unwrap();
+        serde_json::from_str(&json).unwrap()
+    }
+
+    #[test]
+    fn the_log_carries_the_redacted_facts_of_a_judged_turn() {
+        let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+        let mut event = Event::new("claude-code", EventKind::Stop);
+        event.text = Some("Shall I push?".into());
+        event.actions = Some(TurnActions {
+            actions: vec![Action::Command(CommandRun::new(
+                &format!("git push https://x:{secret}@github.com/o/r"),
+                "Bash",
+                Outcome::Succeeded,
+                Some(0),
+            ))],
+            dropped: 0,
+            complete: true,
+        });
+        let judged = line(&event, &verdict(JudgeOutcome::Violation));
+        let facts = judged.facts.expect("facts of a judged turn");
+        assert!(facts.contains("[push]"), "{facts}");
+        assert!(!facts.contains(secret), "{facts}");
+        assert!(line(&event, &verdict(JudgeOutcome::Skipped))
+            .facts
+            .is_none());
+        event.actions = None;
+        assert!(line(&event, &verdict(JudgeOutcome::Violation))
+            .facts
+            .is_none());
+        // An old record, written before the field, still reads.
+        let old: crate::logview::Record = serde_json::from_str(
+            r#"{"id":"a","ts":"t","agent":"x","event":"stop","detectors":[]}"#,
+        )
+        .unwrap();
+        assert!(old.facts.is_none());
+    }
+}
