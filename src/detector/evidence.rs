@@ -89,10 +89,11 @@ impl ComputedField {
 #[serde(rename_all = "snake_case")]
 pub enum VerificationSource {
     /// The judge's reading of the prose (`verification_reported`).
-    #[default]
     Reported,
     /// The runs guard saw (`verification_observed`), falling back to the
-    /// prose when the agent has no transcript.
+    /// prose when the agent has no transcript (the default: see
+    /// docs/judge.md for the measurement).
+    #[default]
     Observed,
 }
 
