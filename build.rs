@@ -28,8 +28,9 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The keys of a detector that Layer 1's keyword pass reads (`detector::Head`).
-const HEAD_KEYS: [&str; 5] = ["name", "events", "tools", "keywords", "actions"];
+/// The keys of a detector that Layer 1's keyword pass reads (`detector::Head`),
+/// besides `has_actions`.
+const HEAD_KEYS: [&str; 4] = ["name", "events", "tools", "keywords"];
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -46,10 +47,18 @@ fn main() {
                 path.display()
             );
             let value = yaml_to_json(&path);
-            let head: Map<String, Value> = HEAD_KEYS
+            let mut head: Map<String, Value> = HEAD_KEYS
                 .iter()
                 .filter_map(|k| Some((k.to_string(), value.get(k)?.clone())))
                 .collect();
+            // Only whether there are action rules (`detector::Head::has_actions`).
+            let has_actions = value
+                .get("actions")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+            if has_actions {
+                head.insert("has_actions".into(), Value::Bool(true));
+            }
             heads.push_str(&format!("{}\n", json!([stem, head])));
             let gates_of = |list: &str| -> Vec<String> {
                 let patterns = value.get(list).and_then(Value::as_array).into_iter();

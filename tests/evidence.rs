@@ -275,3 +275,35 @@ fn eval_cases_carry_their_actions_into_the_event() {
     assert_eq!(actions.actions[1], run("cargo test", 101));
     assert!(guard::eval::case_event(&cases[1], "x").actions.is_none());
 }
+
+/// The hook's path: heads first; a detector with action rules is read in
+/// full only for an event with actions.
+#[test]
+fn the_hook_path_reads_action_rule_detectors_only_for_events_with_actions() {
+    let config = guard::config::builtin(None);
+    let opts = EvalOptions {
+        use_judge: false,
+        deadline: Instant::now() + Duration::from_secs(5),
+        cache_dir: None,
+        shell: ShellContext::default(),
+    };
+    let run = |event: &Event| {
+        let (heads, _) = guard::detector::load::heads_lenient(&config).unwrap();
+        let engine = Engine::of_heads(heads, event);
+        let text = Engine::subject(event, &config);
+        let hits = engine.keyword_hits(&text);
+        let engine = engine.read_hits(&hits).unwrap();
+        let read: Vec<String> = engine.detectors().map(|d| d.spec.name.clone()).collect();
+        (read, engine.evaluate_hits(event, &config, &opts, &text, hits))
+    };
+    let text = "Ready. The importer handles empty rows now.";
+    let (read, verdict) = run(&stop(text, None));
+    assert!(!read.iter().any(|n| n == SHALLOW || n == REPRO), "{read:?}");
+    assert!(verdict.detectors.iter().all(|d| d.layer1 == Layer1::Miss));
+    let (read, verdict) = run(&stop(text, Some(vec![edit("src/import.rs")])));
+    assert!(read.iter().any(|n| n == SHALLOW) && read.iter().any(|n| n == REPRO));
+    for name in [SHALLOW, REPRO] {
+        let d = verdict.detectors.iter().find(|d| d.name == name).unwrap();
+        assert_eq!(d.layer1, Layer1::Hit, "{name}");
+    }
+}

@@ -291,7 +291,7 @@ impl Detector {
     /// Whether it has action rules (read in full for an event with actions).
     pub fn has_action_rules(&self) -> bool {
         match self {
-            Detector::Head(h) => !h.head.actions.is_empty(),
+            Detector::Head(h) => h.head.has_actions,
             Detector::Full(d) => !d.spec.actions.is_empty(),
         }
     }

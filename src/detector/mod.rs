@@ -38,10 +38,11 @@ pub struct Head {
     /// by [`load`].
     #[serde(deserialize_with = "borrowed_strings")]
     pub keywords: Vec<Cow<'static, str>>,
-    /// See [`DetectorSpec::actions`]: a detector with action rules is read
-    /// in full for an event that carries actions, keyword hit or not.
+    /// Whether it has action rules ([`DetectorSpec::actions`]): such a
+    /// detector is read in full for an event that carries actions, keyword
+    /// hit or not (build.rs writes the flag, not the rules, into the head).
     #[serde(default)]
-    pub actions: Vec<ActionRule>,
+    pub has_actions: bool,
 }
 
 /// A list of strings, each borrowed from the text it is read from unless it
@@ -130,7 +131,7 @@ impl DetectorSpec {
             events: self.events.clone(),
             tools: self.tools.clone(),
             keywords: self.keywords.iter().cloned().map(Cow::Owned).collect(),
-            actions: self.actions.clone(),
+            has_actions: !self.actions.is_empty(),
         }
     }
 }
