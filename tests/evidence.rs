@@ -294,7 +294,10 @@ fn the_hook_path_reads_action_rule_detectors_only_for_events_with_actions() {
         let hits = engine.keyword_hits(&text);
         let engine = engine.read_hits(&hits).unwrap();
         let read: Vec<String> = engine.detectors().map(|d| d.spec.name.clone()).collect();
-        (read, engine.evaluate_hits(event, &config, &opts, &text, hits))
+        (
+            read,
+            engine.evaluate_hits(event, &config, &opts, &text, hits),
+        )
     };
     let text = "Ready. The importer handles empty rows now.";
     let (read, verdict) = run(&stop(text, None));
@@ -306,4 +309,33 @@ fn the_hook_path_reads_action_rule_detectors_only_for_events_with_actions() {
         let d = verdict.detectors.iter().find(|d| d.name == name).unwrap();
         assert_eq!(d.layer1, Layer1::Hit, "{name}");
     }
+}
+
+#[test]
+fn action_rules_and_computed_fields_are_checked_data() {
+    use guard::detector::load::{parse, validate};
+    let detector = |actions: &str, rule: &str, computed: &str| {
+        format!(
+            "name: d\nevents: [stop]\nkeywords: [x]\nbypasses: [{{id: b, pattern: 'y'}}]\n{actions}\
+             judge:\n  prompt: p\n  fields: [{{name: reported, type: boolean}}]\n  {computed}\n  violation: {rule}\nreason: r\n"
+        )
+    };
+    let ok = detector(
+        "actions: [{id: a, when: [edited, {executed: [push]}], overrides: [b]}]\n",
+        "'!(verification_observed ?? reported)'",
+        "computed: [verification_observed]",
+    );
+    validate(&parse("ok", &ok).unwrap()).unwrap();
+    let bad_override = detector(
+        "actions: [{id: a, when: [edited], overrides: [nope]}]\n",
+        "reported",
+        "",
+    );
+    assert!(validate(&parse("o", &bad_override).unwrap()).is_err());
+    let not_computed = detector("", "'!(verification_observed ?? reported)'", "");
+    assert!(validate(&parse("c", &not_computed).unwrap()).is_err());
+    let unknown_condition = detector("actions: [{id: a, when: [tested]}]\n", "reported", "");
+    assert!(parse("u", &unknown_condition).is_err());
+    let unknown_field = detector("", "reported", "computed: [tests_green]");
+    assert!(parse("f", &unknown_field).is_err());
 }

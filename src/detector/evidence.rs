@@ -174,6 +174,24 @@ impl ActionRule {
     }
 }
 
+/// Checks a detector's action rules: each has conditions, and overrides
+/// only bypasses the detector has.
+pub fn validate(spec: &super::DetectorSpec) -> Result<(), String> {
+    for a in &spec.actions {
+        if a.when.is_empty() {
+            return Err(format!("action rule `{}` has no `when`", a.id));
+        }
+        let known = |id: &String| spec.bypasses.iter().any(|b| &b.id == id);
+        if let Some(id) = a.overrides.iter().find(|id| !known(id)) {
+            return Err(format!(
+                "action rule `{}` overrides `{id}`, which is not a bypass",
+                a.id
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The computed fields of a rule set into `fields`: a judge's answer carrying
 /// a computed name is overwritten or, when the value is unknown, stripped
 /// (a judge, or a text quoting one, cannot set what guard computes).

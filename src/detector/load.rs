@@ -90,19 +90,7 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
             }
         }
     }
-    for a in &spec.actions {
-        if a.when.is_empty() {
-            return Err(invalid(format!("action rule `{}` has no `when`", a.id)));
-        }
-        if let Some(id) =
-            (a.overrides.iter()).find(|id| !spec.bypasses.iter().any(|b| &b.id == *id))
-        {
-            return Err(invalid(format!(
-                "action rule `{}` overrides `{id}`, which is not a bypass",
-                a.id
-            )));
-        }
-    }
+    super::evidence::validate(spec).map_err(invalid)?;
     for p in spec.signals.iter().chain(&spec.bypasses) {
         crate::pattern::compile(&p.pattern)
             .map_err(|e| invalid(format!("pattern `{}`: {e}", p.id)))?;

@@ -346,14 +346,9 @@ impl Layer1Index {
                 let mut overridden = Vec::new();
                 if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
                     let lower = lower.get_or_insert_with(|| text.to_lowercase());
-                    let signal_hit = !r.signals.is_empty();
-                    for rule in &d.spec.actions {
-                        if rule.hits(evidence, lower, signal_hit) {
-                            r.signals.push(format!("action:{}", rule.id));
-                            overridden.extend(rule.overrides.iter().map(String::as_str));
-                            hit = true;
-                        }
-                    }
+                    let (action_hit, o) = super::evidence::action_hits(d, evidence, lower, &mut r);
+                    hit |= action_hit;
+                    overridden = o;
                 }
                 if hit {
                     r.layer1 = Layer1::Hit;

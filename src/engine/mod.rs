@@ -2,16 +2,18 @@
 //! and, where a signal hit and no bypass did, through the judge (Layer 2),
 //! then combines the detectors' decisions into one verdict.
 
+mod evidence;
 #[cfg(test)]
 mod fast_path_tests;
 mod keyword_index;
 mod layer1;
 
+pub use evidence::with_computed;
 pub use layer1::{Layer1Index, Layer1Result};
 
 use crate::config::{Config, Mode};
 use crate::detector::load::{Detector, DetectorError, LoadedDetector, LoadedHead};
-use crate::detector::{evidence, JudgeSpec, Rule, TurnEvidence};
+use crate::detector::{JudgeSpec, TurnEvidence};
 use crate::event::{Event, EventKind};
 use crate::judge::{self, JudgeContext, JudgeRequest};
 use crate::shell::{ShellAction, ShellContext};
@@ -306,39 +308,6 @@ impl Engine {
             reason,
         }
     }
-}
-
-/// A judgment decided again with the detector's computed fields set from
-/// the turn's actions (see `detector::evidence`): unknown ones (no actions,
-/// a turn read in part, `verification: reported`) are absent, so the rule's
-/// `??` falls back to the judge's fields. A failed judgment stays failed.
-pub fn with_computed(
-    mut report: JudgeReport,
-    spec: &JudgeSpec,
-    actions: Option<&crate::actions::TurnActions>,
-) -> JudgeReport {
-    if !matches!(
-        report.outcome,
-        JudgeOutcome::Violation | JudgeOutcome::Allow
-    ) {
-        return report;
-    }
-    let Ok(rule) = Rule::parse(&spec.violation) else {
-        return report;
-    };
-    let found = actions.map(TurnEvidence::of);
-    evidence::set_computed(
-        &mut report.fields,
-        &spec.computed,
-        found.as_ref(),
-        spec.verification,
-    );
-    report.outcome = if rule.eval(&report.fields) {
-        JudgeOutcome::Violation
-    } else {
-        JudgeOutcome::Allow
-    };
-    report
 }
 
 /// The message of a detector whose verdict is not allow: its `reason`
