@@ -235,6 +235,9 @@ impl LoadedHead {
 
 /// A detector as the engine holds it: by its head until its keywords hit,
 /// then by its whole spec.
+// A full detector is bigger than a head, but a hook holds only a handful of
+// either, and boxing the full one would only move the allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Detector {
     /// Only the head was read.
