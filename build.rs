@@ -43,11 +43,12 @@ fn main() {
                 let words: Vec<_> = list.iter().filter_map(Value::as_str).collect();
                 let words = words.join(&SEPARATOR.to_string()).to_lowercase();
                 let n = words.split(SEPARATOR).filter(|k| !k.is_empty()).count();
-                assert!(
-                    n == list.len(),
-                    "{stem}: a keyword is empty, not text, or holds {SEPARATOR}"
-                );
+                assert!(n == list.len(), "{stem}: a keyword is empty or has DEL");
                 head.insert("keywords".into(), words.into());
+            }
+            let actions = value.get("actions").and_then(Value::as_array);
+            if actions.is_some_and(|a| !a.is_empty()) {
+                head.insert("has_actions".into(), true.into()); // `detector::Head::has_actions`
             }
             heads.push_str(&format!("{}\n", json!([stem, head])));
             let gates_of = |list: &str| -> Vec<String> {

@@ -54,6 +54,7 @@ fn main() {
                 detector: d,
                 spec: &spec,
                 text: &text,
+                facts: None,
             })
             .collect();
         time(&format!("judge_all, {n} judgment(s) of 200 ms"), 5, || {

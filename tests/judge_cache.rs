@@ -18,6 +18,7 @@ fn judge(cfg: &JudgeConfig, spec: &JudgeSpec, cache: &Path) -> JudgeReport {
         detector: "cache-test",
         spec,
         text: "All done. I'll push to main now.",
+        facts: None,
     }];
     let ctx = JudgeContext {
         deadline: Instant::now() + Duration::from_secs(20),

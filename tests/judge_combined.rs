@@ -58,6 +58,7 @@ fn request<'a>(detector: &'a str, spec: &'a JudgeSpec, text: &'a str) -> JudgeRe
         detector,
         spec,
         text,
+        facts: None,
     }
 }
 

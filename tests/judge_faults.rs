@@ -23,6 +23,7 @@ fn run_mode(mode: &str, deadline_ms: u64) -> (JudgeReport, Duration, Vec<u32>) {
         detector: "fault",
         spec: &s,
         text: "I'll push to main now.",
+        facts: None,
     }];
     let started = Instant::now();
     let ctx = JudgeContext {
@@ -137,6 +138,7 @@ fn the_judge_timeout_cuts_before_the_hook_deadline() {
         detector: "d",
         spec: &s,
         text: "x",
+        facts: None,
     }];
     let started = Instant::now();
     let ctx = JudgeContext {
@@ -162,6 +164,7 @@ fn judgments_run_concurrently() {
             detector: n,
             spec: &s,
             text: n,
+            facts: None,
         })
         .collect();
     let ctx = JudgeContext {
@@ -187,6 +190,7 @@ fn missing_judge_program_fails_cleanly() {
         detector: "d",
         spec: &s,
         text: "x",
+        facts: None,
     }];
     let ctx = JudgeContext {
         deadline: Instant::now() + Duration::from_secs(5),

@@ -110,6 +110,7 @@ fn judge(url: &str, text: &str, deadline: Duration) -> JudgeReport {
         detector: "http-test",
         spec: &s,
         text,
+        facts: None,
     }];
     let ctx = JudgeContext {
         deadline: Instant::now() + deadline,
@@ -225,6 +226,7 @@ fn missing_url_or_key_variable_fails() {
         detector: "d",
         spec: &s,
         text: "x",
+        facts: None,
     }];
     let ctx = JudgeContext {
         deadline: Instant::now() + Duration::from_secs(5),
@@ -277,11 +279,13 @@ fn a_combined_call_sends_one_request_with_the_combined_schema() {
             detector: "first",
             spec: &s,
             text: "Pushing now.",
+            facts: None,
         },
         JudgeRequest {
             detector: "second",
             spec: &s,
             text: "Pushing now.",
+            facts: None,
         },
     ];
     let ctx = JudgeContext {

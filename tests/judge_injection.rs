@@ -66,6 +66,7 @@ fn judge_corpus(style: &str) -> Vec<(Case, JudgeOutcome)> {
                 detector: "injection",
                 spec: &s,
                 text: &c.text,
+                facts: None,
             })
             .collect();
         let ctx = JudgeContext {

@@ -107,6 +107,7 @@ fn no_secret_reaches_the_judge() {
                 detector: "redaction",
                 spec: &s,
                 text: &e.text,
+                facts: None,
             })
             .collect();
         let ctx = JudgeContext {

@@ -18,6 +18,7 @@
 //! ([`TurnActions::complete`]): a verdict that needs the older, unread
 //! actions comes back as unknown rather than as a guess.
 
+pub mod facts;
 pub mod kinds;
 
 pub use kinds::{classify_command, CommandKind};

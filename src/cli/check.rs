@@ -128,7 +128,7 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
                     );
                     shared.push((d.name.as_str(), spec));
                 } else {
-                    let prompt = guard::judge::envelope::build(spec, "<nonce>", &text);
+                    let prompt = guard::judge::envelope::build(spec, "<nonce>", &text, None);
                     println!(
                         "  judge prompt (a fresh nonce each call):\n    {}",
                         prompt.trim().replace('\n', "\n    ")
@@ -163,10 +163,11 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
                 detector,
                 spec,
                 text: &text,
+                facts: None, // `guard check` has no transcript: no facts block
             })
             .collect();
         let refs: Vec<&JudgeRequest> = requests.iter().collect();
-        let prompt = guard::judge::combined::build(&refs, "<nonce>", &text);
+        let prompt = guard::judge::combined::build(&refs, "<nonce>", &text, None);
         println!(
             "\njudge prompt of the shared call (a fresh nonce each call):\n    {}",
             prompt.trim().replace('\n', "\n    ")

@@ -201,6 +201,9 @@ pub struct DetectorSettings {
     /// For a detector with shell rules: classes moved, pushes let through,
     /// what a production target looks like.
     pub shell: crate::shell::ShellSettings,
+    /// Where a rule's `verification_observed ?? verification_reported`
+    /// takes verification from (unset: the detector file's choice).
+    pub verification: Option<crate::detector::VerificationSource>,
 }
 
 impl Default for DetectorSettings {
@@ -212,6 +215,7 @@ impl Default for DetectorSettings {
             extra_keywords: Vec::new(),
             extra_signals: Vec::new(),
             shell: crate::shell::ShellSettings::default(),
+            verification: None,
         }
     }
 }

@@ -63,6 +63,11 @@ pub(super) fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> 
                     "detectors.{name}.mode: shadow would stop it blocking"
                 ));
             }
+            if s.remove("verification").is_some() {
+                refused.push(format!(
+                    "detectors.{name}.verification: only your own config may set it"
+                ));
+            }
             if s.remove("file").is_some() {
                 refused.push(format!(
                     "detectors.{name}.file: only your own config may load detector files"

@@ -82,13 +82,15 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
         let rule =
             Rule::parse(&judge.violation).map_err(|e| invalid(format!("violation rule: {e}")))?;
         for field in rule.fields() {
-            if !judge.fields.iter().any(|f| f.name == field) {
+            let computed = judge.computed.iter().any(|c| c.name() == field);
+            if !computed && !judge.fields.iter().any(|f| f.name == field) {
                 return Err(invalid(format!(
-                    "the violation rule uses `{field}`, which is not among the judge's fields"
+                    "the violation rule uses `{field}`, which is neither among the judge's fields nor computed"
                 )));
             }
         }
     }
+    super::evidence::validate(spec).map_err(invalid)?;
     for p in spec.signals.iter().chain(&spec.bypasses) {
         crate::pattern::compile(&p.pattern)
             .map_err(|e| invalid(format!("pattern `{}`: {e}", p.id)))?;
@@ -183,6 +185,8 @@ pub struct LoadedHead {
     extra_signals: Vec<PatternSpec>,
     /// The config's say over its shell rules.
     shell: crate::shell::ShellSettings,
+    /// The config's `verification`, replacing the detector file's.
+    verification: Option<super::VerificationSource>,
     /// Where the rest of the spec is.
     source: HeadSource,
 }
@@ -211,6 +215,9 @@ impl LoadedHead {
             .map(Cow::into_owned)
             .collect();
         spec.signals.extend(self.extra_signals);
+        if let (Some(v), Some(judge)) = (self.verification, spec.judge.as_mut()) {
+            judge.verification = v;
+        }
         if let Some(rules) = spec.shell.as_mut() {
             self.shell
                 .apply(rules)
@@ -228,6 +235,9 @@ impl LoadedHead {
 
 /// A detector as the engine holds it: by its head until its keywords hit,
 /// then by its whole spec.
+// A full detector is bigger than a head, but a hook holds only a handful of
+// either, and boxing the full one would only move the allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Detector {
     /// Only the head was read.
@@ -266,6 +276,14 @@ impl Detector {
         match self {
             Detector::Head(h) => h.head.keywords.iter().map(|k| k.as_ref()).collect(),
             Detector::Full(d) => d.spec.keywords.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// Whether it has action rules (read in full for an event with actions).
+    pub fn has_action_rules(&self) -> bool {
+        match self {
+            Detector::Head(h) => h.head.has_actions,
+            Detector::Full(d) => !d.spec.actions.is_empty(),
         }
     }
 
@@ -323,6 +341,7 @@ pub fn heads_lenient(
             mode: settings.mode,
             extra_signals: settings.extra_signals,
             shell: settings.shell,
+            verification: settings.verification,
             source,
         });
     }

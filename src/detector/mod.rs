@@ -6,6 +6,7 @@
 //! judge prompt with the fields the judge must return and the decision rule
 //! that turns them into a violation. Adding a detector is adding a file.
 
+pub mod evidence;
 pub mod load;
 pub mod rule;
 
@@ -16,6 +17,7 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 pub use crate::pattern::PatternSpec;
+pub use evidence::{ActionRule, ComputedField, Condition, TurnEvidence, VerificationSource};
 pub use rule::{Rule, RuleError};
 
 /// What Layer 1's keyword pass reads of a detector: the events it applies
@@ -36,6 +38,11 @@ pub struct Head {
     /// by [`load`].
     #[serde(deserialize_with = "keyword_lines")]
     pub keywords: Vec<Cow<'static, str>>,
+    /// Whether it has action rules ([`DetectorSpec::actions`]): such a
+    /// detector is read in full for an event that carries actions, keyword
+    /// hit or not (build.rs writes the flag, not the rules, into the head).
+    #[serde(default)]
+    pub has_actions: bool,
 }
 
 /// What separates the keywords of an embedded head in its one string (the
@@ -106,6 +113,10 @@ pub struct DetectorSpec {
     /// Bypass patterns: a match makes a hit a clear allow, with no judge.
     #[serde(default)]
     pub bypasses: Vec<PatternSpec>,
+    /// Action rules (see [`evidence`]): Layer-1 hits from the turn's
+    /// actions, read only when the event carries them.
+    #[serde(default)]
+    pub actions: Vec<ActionRule>,
     /// Shell rules, for detectors of shell commands (used instead of signals).
     #[serde(default)]
     pub shell: Option<crate::shell::ShellRules>,
@@ -133,6 +144,7 @@ impl DetectorSpec {
             events: self.events.clone(),
             tools: self.tools.clone(),
             keywords: self.keywords.iter().cloned().map(Cow::Owned).collect(),
+            has_actions: !self.actions.is_empty(),
         }
     }
 }
@@ -151,6 +163,15 @@ pub struct JudgeSpec {
     pub fields: Vec<FieldSpec>,
     /// The decision rule over the fields (see [`rule`]).
     pub violation: String,
+    /// Fields guard computes from the turn's actions for the rule (see
+    /// [`evidence`]); unknown ones are absent from the rule's fields.
+    #[serde(default)]
+    pub computed: Vec<ComputedField>,
+    /// Whether `verification_observed` is computed (`observed`) or left
+    /// unknown so the rule falls back to the judge's reading (`reported`);
+    /// the config's `detectors.<name>.verification` overrides it.
+    #[serde(default)]
+    pub verification: VerificationSource,
 }
 
 fn one() -> u32 {

@@ -6,8 +6,12 @@
 //! A field reference is true only when the judge returned the boolean `true`;
 //! a missing or null field is false, so `!field` counts a missing field toward
 //! the violation (the design leans to "proposal detected" when an answer is
-//! incomplete). Grammar: `expr := and ('||' and)*`, `and := unary ('&&' unary)*`,
-//! `unary := '!' unary | '(' expr ')' | IDENT`.
+//! incomplete). `field ?? unary` is the field's value when it is a boolean,
+//! else the right side: the form for a guard-computed field that is unknown
+//! without the turn's actions (`verification_observed ?? verification_reported`
+//! reads the prose when no run was seen). Grammar: `expr := and ('||' and)*`,
+//! `and := unary ('&&' unary)*`, `unary := '!' unary | '(' expr ')' | IDENT
+//! ('??' unary)?`.
 
 use serde_json::{Map, Value};
 
@@ -16,6 +20,8 @@ use serde_json::{Map, Value};
 pub enum Rule {
     /// True when the named field is the boolean `true`.
     Field(String),
+    /// The named field when it is a boolean, else the fallback rule.
+    Fallback(String, Box<Rule>),
     /// Negation.
     Not(Box<Rule>),
     /// All must hold.
@@ -50,6 +56,10 @@ impl Rule {
     pub fn eval(&self, fields: &Map<String, Value>) -> bool {
         match self {
             Rule::Field(name) => fields.get(name) == Some(&Value::Bool(true)),
+            Rule::Fallback(name, other) => match fields.get(name) {
+                Some(Value::Bool(b)) => *b,
+                _ => other.eval(fields),
+            },
             Rule::Not(inner) => !inner.eval(fields),
             Rule::And(all) => all.iter().all(|r| r.eval(fields)),
             Rule::Or(any) => any.iter().any(|r| r.eval(fields)),
@@ -69,6 +79,12 @@ impl Rule {
                 if !out.contains(&n.as_str()) {
                     out.push(n);
                 }
+            }
+            Rule::Fallback(n, r) => {
+                if !out.contains(&n.as_str()) {
+                    out.push(n);
+                }
+                r.collect(out);
             }
             Rule::Not(r) => r.collect(out),
             Rule::And(v) | Rule::Or(v) => v.iter().for_each(|r| r.collect(out)),
@@ -149,7 +165,11 @@ impl Parser<'_> {
             return Err(self.error("expected a field name, '!' or '('"));
         }
         self.pos += len;
-        Ok(Rule::Field(rest[..len].to_string()))
+        let name = rest[..len].to_string();
+        if self.eat("??") {
+            return Ok(Rule::Fallback(name, Box::new(self.unary()?)));
+        }
+        Ok(Rule::Field(name))
     }
 }
 
@@ -224,6 +244,27 @@ mod tests {
         assert!(Rule::parse("(a").is_err());
         assert!(Rule::parse("a b").is_err());
         assert!(Rule::parse("").is_err());
+    }
+
+    #[test]
+    fn fallback_reads_the_field_when_known() {
+        let r = "p && !(observed ?? reported)";
+        assert!(eval(
+            r,
+            json!({"p": true, "reported": true, "observed": false})
+        ));
+        assert!(!eval(
+            r,
+            json!({"p": true, "reported": false, "observed": true})
+        ));
+        assert!(!eval(r, json!({"p": true, "reported": true})));
+        assert!(eval(r, json!({"p": true, "reported": false})));
+        assert!(eval(r, json!({"p": true, "observed": null})));
+        assert_eq!(
+            Rule::parse(r).unwrap().fields(),
+            vec!["p", "observed", "reported"]
+        );
+        assert!(Rule::parse("a ??").is_err());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use super::keyword_index::KeywordIndex;
 use crate::detector::load::{Detector, LoadedDetector};
-use crate::detector::PatternSpec;
+use crate::detector::{PatternSpec, TurnEvidence};
 use crate::pattern::{Gate, GateText, Matcher, TextClass};
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
@@ -290,20 +290,25 @@ impl Layer1Index {
     }
 
     /// Runs the patterns (or shell rules) of the detectors whose keywords
-    /// hit: every signal that passes its gate, then the bypasses of the
-    /// detectors a signal hit. Results come in the order of `hits`.
+    /// hit: every signal that passes its gate, then the action rules (when
+    /// the turn's `evidence` is known), then the bypasses of the detectors a
+    /// signal or an action rule hit. A detector may come with no keyword
+    /// (only its action rules can then hit). Results come in the order of
+    /// `hits`.
     pub fn run_hits(
         &self,
         hits: Vec<KeywordHit>,
         text: &str,
         ctx: &ShellContext,
+        evidence: Option<&TurnEvidence>,
     ) -> Vec<Layer1Result> {
         let mut gates = GateText::new(text);
         let class = TextClass::of(text);
         let signal_jobs: Vec<Vec<Job>> = hits
             .iter()
-            .map(|(i, d, _)| match d.spec.shell {
+            .map(|(i, d, keywords)| match d.spec.shell {
                 Some(_) => Vec::new(),
+                None if keywords.is_empty() => Vec::new(),
                 None => self.jobs(*i, d, List::Signals, gates.as_mut()),
             })
             .collect();
@@ -315,6 +320,8 @@ impl Layer1Index {
         .into_iter();
         let mut results = Vec::with_capacity(hits.len());
         let mut bypass_jobs: Vec<Vec<Job>> = Vec::with_capacity(hits.len());
+        let mut overrides: Vec<Vec<&str>> = Vec::with_capacity(hits.len());
+        let mut lower: Option<String> = None;
         for ((index, d, keywords), jobs) in hits.iter().zip(&signal_jobs) {
             let mut r = Layer1Result {
                 keywords: keywords.clone(),
@@ -332,11 +339,27 @@ impl Layer1Index {
                     Ok(matched) => r.signals = ids(List::Signals.patterns(d), matched),
                     Err(e) => r.error = Some(e),
                 }
-                if r.error.is_some() || d.spec.signals.is_empty() || !r.signals.is_empty() {
+                let keyword_hit = !keywords.is_empty();
+                let mut hit = r.error.is_some()
+                    || (keyword_hit && d.spec.signals.is_empty())
+                    || !r.signals.is_empty();
+                let mut overridden = Vec::new();
+                if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
+                    let lower = lower.get_or_insert_with(|| text.to_lowercase());
+                    let (action_hit, o) = super::evidence::action_hits(d, evidence, lower, &mut r);
+                    hit |= action_hit;
+                    overridden = o;
+                }
+                if hit {
                     r.layer1 = Layer1::Hit;
                     bypasses = self.jobs(*index, d, List::Bypasses, gates.as_mut());
                 }
+                overrides.push(overridden);
+                results.push(r);
+                bypass_jobs.push(bypasses);
+                continue;
             }
+            overrides.push(Vec::new());
             results.push(r);
             bypass_jobs.push(bypasses);
         }
@@ -346,12 +369,18 @@ impl Layer1Index {
             class,
         )
         .into_iter();
-        for ((r, (_, d, _)), jobs) in results.iter_mut().zip(&hits).zip(&bypass_jobs) {
+        for (((r, (_, d, _)), jobs), overridden) in results
+            .iter_mut()
+            .zip(&hits)
+            .zip(&bypass_jobs)
+            .zip(&overrides)
+        {
             match matched(jobs, &mut outcomes) {
                 Ok(matched) => r.bypasses = ids(List::Bypasses.patterns(d), matched),
                 Err(e) => r.error = Some(e),
             }
-            if !r.bypasses.is_empty() {
+            // A bypass an action rule overrides is reported, but clears nothing.
+            if r.bypasses.iter().any(|b| !overridden.contains(&b.as_str())) {
                 r.layer1 = Layer1::Bypass;
             }
         }

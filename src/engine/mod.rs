@@ -2,16 +2,18 @@
 //! and, where a signal hit and no bypass did, through the judge (Layer 2),
 //! then combines the detectors' decisions into one verdict.
 
+mod evidence;
 #[cfg(test)]
 mod fast_path_tests;
 mod keyword_index;
 mod layer1;
 
+pub use evidence::with_computed;
 pub use layer1::{Layer1Index, Layer1Result};
 
 use crate::config::{Config, Mode};
 use crate::detector::load::{Detector, DetectorError, LoadedDetector, LoadedHead};
-use crate::detector::JudgeSpec;
+use crate::detector::{JudgeSpec, TurnEvidence};
 use crate::event::{Event, EventKind};
 use crate::judge::{self, JudgeContext, JudgeRequest};
 use crate::shell::{ShellAction, ShellContext};
@@ -23,6 +25,9 @@ use std::time::Instant;
 pub struct Engine {
     detectors: Vec<Detector>,
     index: Layer1Index,
+    /// Built for one event that carries the turn's actions ([`Self::of_heads`]):
+    /// the detectors with action rules are read whatever their keywords.
+    event_actions: bool,
 }
 
 /// How one evaluation runs.
@@ -54,7 +59,11 @@ impl Engine {
     pub fn new(detectors: Vec<LoadedDetector>) -> Result<Engine, String> {
         let detectors: Vec<Detector> = detectors.into_iter().map(Detector::Full).collect();
         let index = Layer1Index::new(&detectors, |_| true);
-        Ok(Engine { detectors, index })
+        Ok(Engine {
+            detectors,
+            index,
+            event_actions: false,
+        })
     }
 
     /// An engine over detectors known by their heads, for one event: only
@@ -64,24 +73,32 @@ impl Engine {
     pub fn of_heads(heads: Vec<LoadedHead>, event: &Event) -> Engine {
         let detectors: Vec<Detector> = heads.into_iter().map(Detector::Head).collect();
         let index = Layer1Index::new(&detectors, |d| d.applies(event));
-        Engine { detectors, index }
+        Engine {
+            detectors,
+            index,
+            event_actions: event.actions.is_some(),
+        }
     }
 
     /// Reads in full every detector with a keyword hit in `keyword_hits`
-    /// (from [`Self::keyword_hits`]); the others stay heads.
+    /// (from [`Self::keyword_hits`]), and, for an event with actions, every
+    /// detector with action rules; the others stay heads.
     pub fn read_hits(self, keyword_hits: &[Vec<String>]) -> Result<Engine, DetectorError> {
+        let actions = self.event_actions;
         let detectors = self
             .detectors
             .into_iter()
             .enumerate()
             .map(|(i, d)| match keyword_hits.get(i) {
                 Some(hits) if !hits.is_empty() => d.read(),
+                _ if actions && d.has_action_rules() => d.read(),
                 _ => Ok(d),
             })
             .collect::<Result<_, _>>()?;
         Ok(Engine {
             detectors,
             index: self.index,
+            event_actions: actions,
         })
     }
 
@@ -120,11 +137,20 @@ impl Engine {
     ) -> Vec<Layer1Result> {
         let mut out = Vec::new();
         let mut hits = Vec::new();
+        // Computed only for an event with actions and a detector with rules.
+        let mut evidence: Option<TurnEvidence> = None;
         for (i, (d, keywords)) in self.detectors.iter().zip(keyword_hits).enumerate() {
             if !d.applies(event) {
                 continue;
             }
+            let with_rules = d.full().filter(|f| !f.spec.actions.is_empty());
+            if let (Some(_), Some(actions), None) = (with_rules, &event.actions, &evidence) {
+                evidence = Some(TurnEvidence::of(actions));
+            }
             match d.full() {
+                Some(full) if keywords.is_empty() && with_rules.is_some() && evidence.is_some() => {
+                    hits.push((i, full, keywords))
+                }
                 _ if keywords.is_empty() => out.push(Layer1Result::miss(i)),
                 Some(full) => hits.push((i, full, keywords)),
                 // Only reached when a caller skipped `read_hits`.
@@ -137,7 +163,7 @@ impl Engine {
             }
         }
         if !hits.is_empty() {
-            out.extend(self.index.run_hits(hits, text, shell));
+            out.extend(self.index.run_hits(hits, text, shell, evidence.as_ref()));
             out.sort_by_key(|r| r.index);
         }
         out
@@ -189,6 +215,11 @@ impl Engine {
                     None => text.to_string(),
                 })
                 .collect();
+            // guard's own account of the turn, for turn ends with a transcript.
+            let facts = (event.kind.is_turn_end())
+                .then_some(event.actions.as_ref())
+                .flatten()
+                .map(crate::actions::facts::render);
             let requests: Vec<JudgeRequest> = pending
                 .iter()
                 .zip(&texts)
@@ -197,6 +228,7 @@ impl Engine {
                         detector: self.detectors[r.index].name(),
                         spec,
                         text,
+                        facts: facts.as_deref(),
                     })
                 })
                 .collect();
@@ -210,9 +242,15 @@ impl Engine {
         let mut detectors = Vec::new();
         for r in results {
             let judge = if needs_judge(&r) && opts.use_judge {
-                reports
+                let report = reports
                     .next()
-                    .unwrap_or_else(|| JudgeReport::failed("the judge returned no report"))
+                    .unwrap_or_else(|| JudgeReport::failed("the judge returned no report"));
+                match self.judge_spec(r.index) {
+                    Some(spec) if !spec.computed.is_empty() => {
+                        with_computed(report, spec, event.actions.as_ref())
+                    }
+                    _ => report,
+                }
             } else {
                 JudgeReport::skipped()
             };

@@ -45,8 +45,8 @@ pub struct TurnEndCase {
     pub agent: Option<String>,
     /// The label is a judgment call.
     pub ambiguous: bool,
-    /// What the turn did, in order (carried for evidence-aware detection;
-    /// Layer 1 reads only the text today).
+    /// What the turn did, in order: `guard eval` gives it to the event as
+    /// the turn's actions (Layer 1's action rules, the judge's facts block).
     pub actions: Vec<Action>,
 }
 

@@ -81,10 +81,50 @@ pub fn case_event(case: &Case, agent: &str) -> Event {
         Case::TurnEnd(c) => {
             let mut e = Event::new(agent, EventKind::Stop);
             e.text = Some(c.text.clone());
+            e.actions = turn_actions(&c.actions);
             e
         }
         Case::PreTool(c) => shell_event(agent, &c.command),
     }
+}
+
+/// The turn's actions of a case, as a transcript reader would give them:
+/// `edit` and `command` actions in order (a command's outcome from its
+/// `exit`: 0 succeeded, other failed, none unknown), other kinds left out.
+/// A case without actions stands for an agent without a transcript (`None`:
+/// the text alone, as before).
+pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnActions> {
+    use crate::actions::{Action, CommandRun, FileEdit, Outcome, TurnActions};
+    if actions.is_empty() {
+        return None;
+    }
+    let actions = actions
+        .iter()
+        .filter_map(|a| match (a.kind.as_str(), &a.path, &a.command) {
+            ("edit", Some(path), _) => Some(Action::Edit(FileEdit {
+                path: path.clone(),
+                tool: "Edit".into(),
+                outcome: Outcome::Succeeded,
+            })),
+            ("command", _, Some(command)) => {
+                let exit = a.exit.and_then(|e| i32::try_from(e).ok());
+                let outcome = match exit {
+                    Some(0) => Outcome::Succeeded,
+                    Some(_) => Outcome::Failed,
+                    None => Outcome::Unknown,
+                };
+                Some(Action::Command(CommandRun::new(
+                    command, "Bash", outcome, exit,
+                )))
+            }
+            _ => None,
+        })
+        .collect();
+    Some(TurnActions {
+        actions,
+        dropped: 0,
+        complete: true,
+    })
 }
 
 /// A pre-tool event of the shell tool running `command`.

@@ -55,6 +55,10 @@ struct Record<'a> {
     /// Shadow detectors that would have blocked, denied or asked.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     shadow: Vec<&'a str>,
+    /// guard's facts block of the turn (redacted), when a detector was judged
+    /// and the turn's actions were known: what the judge was shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    facts: Option<String>,
     #[serde(flatten)]
     kept: Option<KeptText<'a>>,
 }
@@ -128,8 +132,24 @@ fn record<'a>(
             .filter(|d| d.mode.is_some() && d.verdict != Decision::Allow)
             .map(|d| d.name.as_str())
             .collect(),
+        facts: facts(event, verdict),
         kept,
     }
+}
+
+/// The facts block the judge was shown: the same rendering the engine
+/// gives the judge, for a turn end with actions where some detector was
+/// judged (asked or answered from the cache).
+fn facts(event: &Event, verdict: &Verdict) -> Option<String> {
+    use crate::verdict::JudgeOutcome;
+    let judged = verdict
+        .detectors
+        .iter()
+        .any(|d| d.judge.outcome != JudgeOutcome::Skipped);
+    (judged && event.kind.is_turn_end())
+        .then_some(event.actions.as_ref())
+        .flatten()
+        .map(crate::actions::facts::render)
 }
 
 /// Appends the record to the log; a failure is reported on stderr only.
@@ -144,5 +164,76 @@ pub fn write(cfg: &Config, event: &Event, verdict: &Verdict, ctx: &Context) {
             "guard: cannot write the decision log in {} ({e})",
             cfg.log.dir().display()
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::{Action, CommandRun, Outcome, TurnActions};
+    use crate::verdict::{JudgeOutcome, JudgeReport, Layer1};
+
+    fn verdict(outcome: JudgeOutcome) -> Verdict {
+        let mut judge = JudgeReport::skipped();
+        judge.outcome = outcome;
+        crate::engine::combine(vec![DetectorReport {
+            name: "commit-before-verification".into(),
+            layer1: Layer1::Hit,
+            keywords: Vec::new(),
+            signals: Vec::new(),
+            bypasses: Vec::new(),
+            judge,
+            verdict: Decision::Allow,
+            mode: None,
+            reason: None,
+        }])
+    }
+
+    fn line(event: &Event, verdict: &Verdict) -> crate::logview::Record {
+        let ctx = Context {
+            started: Instant::now(),
+            mismatch: None,
+            refused: Vec::new(),
+            errors: Vec::new(),
+            paused: false,
+            unknown_shape: false,
+        };
+        let cfg = Config::default();
+        let json = serde_json::to_string(&record(&cfg, event, verdict, &ctx, "t".into())).unwrap();
+        serde_json::from_str(&json).unwrap()
+    }
+
+    #[test]
+    fn the_log_carries_the_redacted_facts_of_a_judged_turn() {
+        let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+        let mut event = Event::new("claude-code", EventKind::Stop);
+        event.text = Some("Shall I push?".into());
+        event.actions = Some(TurnActions {
+            actions: vec![Action::Command(CommandRun::new(
+                &format!("git push https://x:{secret}@github.com/o/r"),
+                "Bash",
+                Outcome::Succeeded,
+                Some(0),
+            ))],
+            dropped: 0,
+            complete: true,
+        });
+        let judged = line(&event, &verdict(JudgeOutcome::Violation));
+        let facts = judged.facts.expect("facts of a judged turn");
+        assert!(facts.contains("[push]"), "{facts}");
+        assert!(!facts.contains(secret), "{facts}");
+        assert!(line(&event, &verdict(JudgeOutcome::Skipped))
+            .facts
+            .is_none());
+        event.actions = None;
+        assert!(line(&event, &verdict(JudgeOutcome::Violation))
+            .facts
+            .is_none());
+        // An old record, written before the field, still reads.
+        let old: crate::logview::Record = serde_json::from_str(
+            r#"{"id":"a","ts":"t","agent":"x","event":"stop","detectors":[]}"#,
+        )
+        .unwrap();
+        assert!(old.facts.is_none());
     }
 }

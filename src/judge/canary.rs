@@ -29,6 +29,7 @@ pub fn run(cfg: &JudgeConfig) -> JudgeReport {
         detector: "canary",
         spec: &spec,
         text: CANARY_TEXT,
+        facts: None,
     };
     let deadline = Instant::now() + Duration::from_millis(cfg.timeout_ms.max(1000));
     let ctx = JudgeContext {

@@ -31,7 +31,9 @@ pub(super) fn judge_group(
 ) -> Vec<JudgeReport> {
     let started = Instant::now();
     let nonce = envelope::fresh_nonce();
-    let prompt = build(requests, &nonce, &red.text);
+    // The requests of a group share one event, so one facts block.
+    let facts = requests.first().and_then(|r| r.facts).map(|f| redact(f).text);
+    let prompt = build(requests, &nonce, &red.text, facts.as_deref());
     let schema = answer_schema(requests);
     let deadline = super::call_deadline(cfg, hook_deadline, started);
     let detectors = detector_list(requests);
@@ -84,8 +86,14 @@ pub fn section_heading(detector: &str) -> String {
 }
 
 /// Builds the combined prompt: preamble, one section per detector, the
-/// answer instructions, then the fenced, already redacted text, once.
-pub fn build(requests: &[&JudgeRequest], nonce: &str, redacted_text: &str) -> String {
+/// answer instructions, then guard's facts block (`facts`, redacted) and the
+/// fenced, already redacted text, once.
+pub fn build(
+    requests: &[&JudgeRequest],
+    nonce: &str,
+    redacted_text: &str,
+    facts: Option<&str>,
+) -> String {
     let prompts: usize = requests.iter().map(|r| r.spec.prompt.len() + 512).sum();
     let mut out = String::with_capacity(redacted_text.len() + prompts + 1024);
     out.push_str(PREAMBLE);
@@ -119,7 +127,7 @@ pub fn build(requests: &[&JudgeRequest], nonce: &str, redacted_text: &str) -> St
     out.push_str(&format!(
         "The object must contain \"nonce\": \"{nonce}\".\n\n"
     ));
-    envelope::push_text_section(&mut out, nonce, redacted_text);
+    envelope::push_text_section(&mut out, nonce, redacted_text, facts);
     out
 }
 
@@ -224,18 +232,20 @@ mod tests {
             detector: "a",
             spec: &a,
             text: "t",
+            facts: None,
         };
         let rb = JudgeRequest {
             detector: "b",
             spec: &b,
             text: "t",
+            facts: None,
         };
         f(&[&ra, &rb])
     }
 
     #[test]
     fn the_envelope_has_a_section_per_detector_and_the_text_once() {
-        let prompt = with(|r| build(r, N, "I will push now."));
+        let prompt = with(|r| build(r, N, "I will push now.", None));
         assert_eq!(prompt.matches("I will push now.").count(), 1);
         let a = prompt.find("## Detector \"a\"").unwrap();
         let b = prompt.find("## Detector \"b\"").unwrap();
@@ -247,6 +257,16 @@ mod tests {
         assert!(prompt.ends_with(&format!("{}\n", envelope::end_marker(N))));
         assert!(prompt.starts_with(PREAMBLE));
         assert!(prompt.contains("\"a\": {\"pushed\": <boolean>, \"reason\": \"...\"}"));
+    }
+
+    #[test]
+    fn the_facts_block_comes_once_before_the_marked_text() {
+        let facts = "What guard saw this turn:\n1. ran `cargo test` (exit 0)";
+        let prompt = with(|r| build(r, N, "I will push now.", Some(facts)));
+        assert_eq!(prompt.matches(facts).count(), 1);
+        let at = prompt.find(facts).unwrap();
+        assert!(at > prompt.find("Its top-level keys are").unwrap());
+        assert!(at < prompt.find(&envelope::start_marker(N)).unwrap());
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct JudgeRequest<'a> {
     pub spec: &'a JudgeSpec,
     /// The text to judge, already truncated, not yet redacted.
     pub text: &'a str,
+    /// guard's facts block of the turn (`actions::facts`), already redacted:
+    /// placed outside the fenced text (`None`: no transcript, the text alone).
+    pub facts: Option<&'a str>,
 }
 
 /// What all judgments of one hook call share.
@@ -85,7 +88,14 @@ pub fn judge_all(
     let keys: Vec<String> = requests
         .iter()
         .zip(&redacted)
-        .map(|(r, red)| cache::key(r.detector, r.spec, cfg, &backend, &red.text))
+        .map(|(r, red)| match r.facts {
+            // The facts change the question: they are part of the key.
+            Some(facts) => {
+                let keyed = format!("{}\n\u{0}facts\n{facts}", red.text);
+                cache::key(r.detector, r.spec, cfg, &backend, &keyed)
+            }
+            None => cache::key(r.detector, r.spec, cfg, &backend, &red.text),
+        })
         .collect();
     let mut reports: Vec<Option<JudgeReport>> = requests
         .iter()
@@ -154,7 +164,7 @@ pub fn judge_all(
 }
 
 /// The calls to make for the `pending` requests: each a list of request
-/// indices. With `combine`, requests on the same redacted text share a call
+/// indices. With `combine`, requests on the same redacted text and facts share a call
 /// (one per detector name); otherwise, and for names that cannot be a key of
 /// a combined answer, one call each.
 fn group(
@@ -171,6 +181,7 @@ fn group(
                 calls.iter_mut().find(|call| {
                     joinable(call[0])
                         && redacted[call[0]].text == redacted[i].text
+                        && requests[call[0]].facts == requests[i].facts
                         && call
                             .iter()
                             .all(|&j| requests[j].detector != requests[i].detector)
@@ -207,7 +218,8 @@ fn judge_one(
 ) -> JudgeReport {
     let started = Instant::now();
     let nonce = envelope::fresh_nonce();
-    let prompt = envelope::build(request.spec, &nonce, &red.text);
+    let facts = request.facts.map(|f| redact(f).text);
+    let prompt = envelope::build(request.spec, &nonce, &red.text, facts.as_deref());
     let schema = request.spec.answer_schema();
     let deadline = call_deadline(cfg, hook_deadline, started);
     let (raw, model) = ask(

@@ -72,11 +72,13 @@ fn none_backend_fails_every_request() {
             detector: "d",
             spec: &s,
             text: "t",
+            facts: None,
         },
         JudgeRequest {
             detector: "e",
             spec: &s,
             text: "u",
+            facts: None,
         },
     ];
     let ctx = JudgeContext {
@@ -104,6 +106,7 @@ fn command_judge_verdicts_in_order_and_cached() {
         detector: "d",
         spec: &s,
         text: "I'll commit now.",
+        facts: None,
     }];
 
     let first = judge_all(&yes, &reqs, &ctx);
@@ -128,6 +131,7 @@ fn command_judge_verdicts_in_order_and_cached() {
         detector: "d",
         spec: &s,
         text: "All tests passed.",
+        facts: None,
     }];
     assert_eq!(judge_all(&no, &other, &ctx)[0].outcome, JudgeOutcome::Allow);
     let _ = std::fs::remove_dir_all(&dir);
@@ -150,6 +154,7 @@ fn failures_are_not_cached() {
         detector: "d",
         spec: &s,
         text: "x",
+        facts: None,
     }];
     assert_eq!(
         judge_all(&broken, &reqs, &ctx)[0].outcome,
@@ -185,6 +190,7 @@ fn secrets_are_redacted_before_the_judge_and_counted() {
         detector: "d",
         spec: &s,
         text: &text,
+        facts: None,
     }];
     let report = &judge_all(&cfg, &reqs, &ctx)[0];
     let seen = std::fs::read_to_string(&log).unwrap();
@@ -211,6 +217,7 @@ fn a_passed_deadline_fails_at_once() {
         detector: "d",
         spec: &s,
         text: "x",
+        facts: None,
     }];
     let r = &judge_all(&cfg, &reqs, &ctx)[0];
     assert_eq!(r.outcome, JudgeOutcome::Fail);
@@ -224,6 +231,7 @@ fn only_requests_on_the_same_text_with_usable_names_share_a_call() {
         detector,
         spec: &s,
         text,
+        facts: None,
     };
     let requests = [
         req("a", "same"),
@@ -246,5 +254,22 @@ fn only_requests_on_the_same_text_with_usable_names_share_a_call() {
     assert_eq!(
         group(false, &requests, &redacted, &[0, 2]),
         vec![vec![0], vec![2]]
+    );
+}
+
+#[test]
+fn requests_with_other_facts_do_not_share_a_call() {
+    let s = spec();
+    let req = |detector, facts| JudgeRequest {
+        detector,
+        spec: &s,
+        text: "same",
+        facts,
+    };
+    let requests = [req("a", Some("ran x")), req("b", Some("ran y")), req("c", Some("ran x"))];
+    let redacted: Vec<Redacted> = requests.iter().map(|r| redact(r.text)).collect();
+    assert_eq!(
+        group(true, &requests, &redacted, &[0, 1, 2]),
+        vec![vec![0, 2], vec![1]]
     );
 }

@@ -49,6 +49,9 @@ pub struct Record {
     pub cwd: Option<String>,
     /// Problems met on the hook path.
     pub errors: Vec<String>,
+    /// guard's facts block the judge was shown (redacted; absent in logs
+    /// written before it existed and for events without a transcript).
+    pub facts: Option<String>,
 }
 
 /// The tool of a logged tool event.

@@ -1,0 +1,287 @@
+//! Evidence from the turn's actions, as detector data: Layer-1 action rules
+//! (`actions:` in a detector file) and the guard-computed fields a decision
+//! rule may read (`judge.computed:`).
+//!
+//! Both read a [`TurnEvidence`], computed once per event and only when the
+//! event carries the turn's actions (an agent with a transcript): an event
+//! without actions never reaches this module, so Layer 1 and the rules then
+//! behave exactly as on the text alone.
+//!
+//! An action rule, e.g.
+//!
+//! ```yaml
+//! actions:
+//!   - id: edited-and-claims-done
+//!     when: [edited]
+//!     keywords: [done, works, pass]
+//! ```
+//!
+//! makes Layer 1 a hit (the judge is asked) when every condition of `when`
+//! holds on the actions and the text shows what the rule asks: one of its
+//! `keywords` (case-insensitive substrings), one of the detector's signals
+//! (`with_signal: true`), or nothing more. `overrides` names bypasses the
+//! evidence outweighs: a prose claim ("all tests pass") does not clear a
+//! turn whose actions show no test run.
+
+use crate::actions::{CommandKind, TurnActions, Verification};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One condition on the turn's actions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// A file was changed this turn (by an edit tool or a writing command).
+    Edited,
+    /// A file was changed and no test, build or lint ran after the last change.
+    NoCheckAfterEdit,
+    /// A file was changed and the last check after the last change failed.
+    CheckFailedAfterEdit,
+    /// A command of one of these kinds was executed this turn.
+    Executed(Vec<CommandKind>),
+}
+
+/// A Layer-1 action rule (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionRule {
+    /// Names the rule in reports (`action:<id>` among the signals).
+    pub id: String,
+    /// Every condition must hold.
+    pub when: Vec<Condition>,
+    /// One of these must occur in the text (case-insensitive substrings);
+    /// empty: no keyword is needed.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// One of the detector's own signals must have matched.
+    #[serde(default)]
+    pub with_signal: bool,
+    /// Bypass ids that do not clear a hit of this rule.
+    #[serde(default)]
+    pub overrides: Vec<String>,
+}
+
+/// A field guard computes from the actions for the decision rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComputedField {
+    /// A test, build or lint ran after the last edit and the last run of
+    /// each kind passed (false: none ran, or one failed). Known only under
+    /// `verification: observed`, when the turn's actions are known and a
+    /// file was edited this turn.
+    VerificationObserved,
+    /// A file was changed this turn.
+    EditedThisTurn,
+}
+
+impl ComputedField {
+    /// The field's name in rules.
+    pub fn name(self) -> &'static str {
+        match self {
+            ComputedField::VerificationObserved => "verification_observed",
+            ComputedField::EditedThisTurn => "edited_this_turn",
+        }
+    }
+}
+
+/// Where commit-before-verification style rules take verification from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerificationSource {
+    /// The judge's reading of the prose (`verification_reported`).
+    Reported,
+    /// The runs guard saw (`verification_observed`), falling back to the
+    /// prose when the agent has no transcript (the default: see
+    /// docs/judge.md for the measurement).
+    #[default]
+    Observed,
+}
+
+/// What the action rules and computed fields read of a turn, computed once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnEvidence {
+    /// Some action changed files (`None`: unknown, the turn was read in part).
+    pub edited: Option<bool>,
+    /// Checks after the last change.
+    pub verification: Verification,
+    /// Bit `i` set: a command of `CommandKind::ALL[i]` was executed.
+    executed: u8,
+}
+
+impl TurnEvidence {
+    /// Reads the evidence of a turn's actions.
+    pub fn of(actions: &TurnActions) -> TurnEvidence {
+        let mut executed = 0u8;
+        for (i, kind) in CommandKind::ALL.iter().enumerate() {
+            if actions.executed(*kind).next().is_some() {
+                executed |= 1 << i;
+            }
+        }
+        TurnEvidence {
+            edited: actions.edited(),
+            verification: actions.verification_after_last_edit(&CommandKind::CHECKS),
+            executed,
+        }
+    }
+
+    /// Whether a command of `kind` was executed.
+    pub fn executed(&self, kind: CommandKind) -> bool {
+        CommandKind::ALL
+            .iter()
+            .position(|k| *k == kind)
+            .is_some_and(|i| self.executed & (1 << i) != 0)
+    }
+
+    /// Whether a condition holds (an unknown never holds).
+    pub fn holds(&self, condition: &Condition) -> bool {
+        let edited = self.edited == Some(true);
+        match condition {
+            Condition::Edited => edited,
+            Condition::NoCheckAfterEdit => edited && self.verification == Verification::NotRun,
+            Condition::CheckFailedAfterEdit => edited && self.verification == Verification::Failed,
+            Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
+        }
+    }
+
+    /// A computed field's value (`None`: unknown, left out of the rule's
+    /// fields so that `field ?? fallback` falls back).
+    pub fn computed(&self, field: ComputedField, source: VerificationSource) -> Option<bool> {
+        match field {
+            ComputedField::EditedThisTurn => self.edited,
+            // Nothing edited this turn: the change was verified (or not) in
+            // a turn guard did not read.
+            ComputedField::VerificationObserved => match (source, self.verification) {
+                _ if self.edited != Some(true) => None,
+                (VerificationSource::Reported, _) | (_, Verification::Unknown) => None,
+                (_, Verification::Passed) => Some(true),
+                (_, Verification::NotRun | Verification::Failed) => Some(false),
+            },
+        }
+    }
+}
+
+impl ActionRule {
+    /// Whether the rule hits: its conditions hold on the evidence, and the
+    /// text (`lower`: lowercased) shows what it asks.
+    pub fn hits(&self, evidence: &TurnEvidence, lower: &str, signal_hit: bool) -> bool {
+        self.when.iter().all(|c| evidence.holds(c))
+            && (!self.with_signal || signal_hit)
+            && (self.keywords.is_empty()
+                || self
+                    .keywords
+                    .iter()
+                    .any(|k| lower.contains(k.to_lowercase().as_str())))
+    }
+}
+
+/// Checks a detector's action rules: each has conditions, and overrides
+/// only bypasses the detector has.
+pub fn validate(spec: &super::DetectorSpec) -> Result<(), String> {
+    for a in &spec.actions {
+        if a.when.is_empty() {
+            return Err(format!("action rule `{}` has no `when`", a.id));
+        }
+        let known = |id: &String| spec.bypasses.iter().any(|b| &b.id == id);
+        if let Some(id) = a.overrides.iter().find(|id| !known(id)) {
+            return Err(format!(
+                "action rule `{}` overrides `{id}`, which is not a bypass",
+                a.id
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The computed fields of a rule set into `fields`: a judge's answer carrying
+/// a computed name is overwritten or, when the value is unknown, stripped
+/// (a judge, or a text quoting one, cannot set what guard computes).
+pub fn set_computed(
+    fields: &mut Map<String, Value>,
+    computed: &[ComputedField],
+    evidence: Option<&TurnEvidence>,
+    source: VerificationSource,
+) {
+    for field in computed {
+        match evidence.and_then(|e| e.computed(*field, source)) {
+            Some(v) => fields.insert(field.name().to_string(), Value::Bool(v)),
+            None => fields.remove(field.name()),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::{Action, CommandRun, FileEdit, Outcome};
+
+    fn edit() -> Action {
+        Action::Edit(FileEdit {
+            path: "src/a.rs".into(),
+            tool: "Edit".into(),
+            outcome: Outcome::Succeeded,
+        })
+    }
+
+    fn run(cmd: &str, exit: i32) -> Action {
+        let outcome = if exit == 0 {
+            Outcome::Succeeded
+        } else {
+            Outcome::Failed
+        };
+        Action::Command(CommandRun::new(cmd, "Bash", outcome, Some(exit)))
+    }
+
+    fn evidence(actions: Vec<Action>) -> TurnEvidence {
+        TurnEvidence::of(&TurnActions {
+            actions,
+            dropped: 0,
+            complete: true,
+        })
+    }
+
+    #[test]
+    fn conditions() {
+        let e = evidence(vec![edit(), run("git push", 0)]);
+        assert!(e.holds(&Condition::Edited));
+        assert!(e.holds(&Condition::NoCheckAfterEdit));
+        assert!(e.holds(&Condition::Executed(vec![CommandKind::Push])));
+        assert!(!e.holds(&Condition::Executed(vec![CommandKind::Deploy])));
+        let e = evidence(vec![edit(), run("cargo test", 0)]);
+        assert!(!e.holds(&Condition::NoCheckAfterEdit));
+        assert!(!e.holds(&Condition::CheckFailedAfterEdit));
+        let e = evidence(vec![edit(), run("cargo test", 101)]);
+        assert!(e.holds(&Condition::CheckFailedAfterEdit));
+        let e = evidence(vec![run("ls", 0)]);
+        assert!(!e.holds(&Condition::Edited));
+        assert!(!e.holds(&Condition::NoCheckAfterEdit));
+    }
+
+    #[test]
+    fn computed_fields_and_unknowns() {
+        let passed = evidence(vec![edit(), run("cargo test", 0)]);
+        let none = evidence(vec![edit()]);
+        let f = ComputedField::VerificationObserved;
+        assert_eq!(passed.computed(f, VerificationSource::Observed), Some(true));
+        assert_eq!(none.computed(f, VerificationSource::Observed), Some(false));
+        assert_eq!(passed.computed(f, VerificationSource::Reported), None);
+        let mut fields = Map::new();
+        fields.insert("verification_observed".into(), Value::Bool(true));
+        set_computed(&mut fields, &[f], None, VerificationSource::Observed);
+        assert!(fields.is_empty(), "a judge cannot set a computed field");
+        set_computed(&mut fields, &[f], Some(&none), VerificationSource::Observed);
+        assert_eq!(fields["verification_observed"], Value::Bool(false));
+    }
+
+    #[test]
+    fn rules_read_from_yaml() {
+        let rule: ActionRule = serde_json::from_value(serde_json::json!({
+            "id": "r", "when": ["edited", {"executed": ["commit", "push"]}],
+            "keywords": ["Done"]
+        }))
+        .unwrap();
+        let e = evidence(vec![edit(), run("git commit -m x", 0)]);
+        assert!(rule.hits(&e, "all done.", false));
+        assert!(!rule.hits(&e, "nothing to say", false));
+        assert!(!rule.hits(&evidence(vec![edit()]), "done", false));
+    }
+}

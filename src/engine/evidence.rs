@@ -1,0 +1,63 @@
+//! The engine's side of the turn's evidence: the action rules of one
+//! detector in Layer 1, and a judgment decided again with the computed
+//! fields (see `detector::evidence`).
+
+use super::layer1::Layer1Result;
+use crate::detector::load::LoadedDetector;
+use crate::detector::{JudgeSpec, Rule, TurnEvidence};
+use crate::verdict::{JudgeOutcome, JudgeReport};
+
+/// Applies a detector's action rules to its Layer-1 result: each rule that
+/// hits is added to the signals as `action:<id>`. Returns whether one hit and
+/// the bypass ids the hits override. `lower` is the lowercased text.
+pub(super) fn action_hits<'a>(
+    d: &'a LoadedDetector,
+    evidence: &TurnEvidence,
+    lower: &str,
+    r: &mut Layer1Result,
+) -> (bool, Vec<&'a str>) {
+    let signal_hit = !r.signals.is_empty();
+    let mut hit = false;
+    let mut overridden = Vec::new();
+    for rule in &d.spec.actions {
+        if rule.hits(evidence, lower, signal_hit) {
+            r.signals.push(format!("action:{}", rule.id));
+            overridden.extend(rule.overrides.iter().map(String::as_str));
+            hit = true;
+        }
+    }
+    (hit, overridden)
+}
+
+/// A judgment decided again with the detector's computed fields set from
+/// the turn's actions (see `detector::evidence`): unknown ones (no actions,
+/// a turn read in part, `verification: reported`) are absent, so the rule's
+/// `??` falls back to the judge's fields. A failed judgment stays failed.
+pub fn with_computed(
+    mut report: JudgeReport,
+    spec: &JudgeSpec,
+    actions: Option<&crate::actions::TurnActions>,
+) -> JudgeReport {
+    if !matches!(
+        report.outcome,
+        JudgeOutcome::Violation | JudgeOutcome::Allow
+    ) {
+        return report;
+    }
+    let Ok(rule) = Rule::parse(&spec.violation) else {
+        return report;
+    };
+    let found = actions.map(TurnEvidence::of);
+    crate::detector::evidence::set_computed(
+        &mut report.fields,
+        &spec.computed,
+        found.as_ref(),
+        spec.verification,
+    );
+    report.outcome = if rule.eval(&report.fields) {
+        JudgeOutcome::Violation
+    } else {
+        JudgeOutcome::Allow
+    };
+    report
+}
