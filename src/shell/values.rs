@@ -124,6 +124,42 @@ pub(crate) fn ifs_split(command: &SimpleCommand, texts: &[String]) -> bool {
     })
 }
 
+/// With `IFS` assigned earlier in the command line (`IFS=_; c=rm_-rf_/;
+/// $c`), the unquoted words holding an expansion are split on its
+/// characters: the command to re-read, or `None` when nothing splits.
+pub(crate) fn custom_ifs_split(
+    command: &SimpleCommand,
+    texts: &[String],
+    vars: &HashMap<String, String>,
+) -> Option<String> {
+    let separators: Vec<char> = vars
+        .get("IFS")?
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if separators.is_empty() {
+        return None;
+    }
+    let mut split = false;
+    let words: Vec<String> = command
+        .words
+        .iter()
+        .zip(texts)
+        .map(|(word, text)| {
+            if !word.quoted && word.text.contains('$') && text.contains(&separators[..]) {
+                split = true;
+                text.split(&separators[..])
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                text.clone()
+            }
+        })
+        .collect();
+    split.then(|| words.join(" "))
+}
+
 /// Lines of input `xargs` reads at most, one command each with `{}`.
 const INPUT_LINES: usize = 16;
 
