@@ -190,7 +190,9 @@ impl<'a> Walker<'a> {
                 self.script(&texts[i].join(" "), depth + 1, &downstream.names());
                 continue;
             }
-            if let Some(split) = values::custom_ifs_split(command, &texts[i], &self.vars) {
+            if let Some(split) = values::custom_ifs_split(command, &texts[i], &self.vars)
+                .or_else(|| values::split_fields(command, &texts[i]))
+            {
                 self.script(&split, depth + 1, &downstream.names());
                 continue;
             }
