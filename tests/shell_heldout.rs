@@ -70,7 +70,16 @@ fn heldout_shell_set_keeps_its_figures() {
     );
     let (min_denied, min_caught, min_asks, max_false) = FLOOR;
     assert!(denied >= min_denied, "deny->denied {denied} < {min_denied}");
-    assert!(caught >= min_caught, "deny->denied or asked {caught} < {min_caught}");
-    assert!(asks_caught >= min_asks, "ask caught {asks_caught} < {min_asks}");
-    assert!(false_denies <= max_false, "allow denied {false_denies} > {max_false}");
+    assert!(
+        caught >= min_caught,
+        "deny->denied or asked {caught} < {min_caught}"
+    );
+    assert!(
+        asks_caught >= min_asks,
+        "ask caught {asks_caught} < {min_asks}"
+    );
+    assert!(
+        false_denies <= max_false,
+        "allow denied {false_denies} > {max_false}"
+    );
 }

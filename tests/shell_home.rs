@@ -148,7 +148,11 @@ fn filtered_find_cleanups_in_a_home_repo_and_under_tmp() {
             "find . -name '*.log' -delete",
             "find . -name '*.pyc' -exec rm {} +",
         ] {
-            assert_ne!(action(command, &ctx), Some(ShellAction::Deny), "{label}: {command}");
+            assert_ne!(
+                action(command, &ctx),
+                Some(ShellAction::Deny),
+                "{label}: {command}"
+            );
         }
         let denied = [
             "find . -delete",
@@ -165,11 +169,19 @@ fn filtered_find_cleanups_in_a_home_repo_and_under_tmp() {
         "find /tmp -type f -mtime +7 -delete",
         "find /tmp/build -exec rm -rf {} +",
     ] {
-        assert_ne!(action(command, &ctx), Some(ShellAction::Deny), "HOME under /tmp: {command}");
+        assert_ne!(
+            action(command, &ctx),
+            Some(ShellAction::Deny),
+            "HOME under /tmp: {command}"
+        );
     }
     assert_denied(
         &ctx,
-        &["find /tmp -delete", "find /tmp -exec rm -rf {} +", "find ~ -name '*.log' -delete"],
+        &[
+            "find /tmp -delete",
+            "find /tmp -exec rm -rf {} +",
+            "find ~ -name '*.log' -delete",
+        ],
         "HOME under /tmp",
     );
 }

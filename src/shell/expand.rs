@@ -329,8 +329,8 @@ pub(crate) fn nested(
                 code,
                 matches!(program, "ruby" | "perl" | "php" | "jruby" | "truffleruby"),
             )
-                .into_iter()
-                .map(Nested::Script),
+            .into_iter()
+            .map(Nested::Script),
         );
     }
     out

@@ -100,9 +100,7 @@ fn replace_vars(text: &str, vars: &HashMap<String, String>) -> Option<String> {
         };
         // `${name:offset}` and `${name:offset:length}` of a known name.
         let (name, value) = match name.split_once(':') {
-            Some((base, range)) if vars.contains_key(base) => {
-                (base, substring(&vars[base], range))
-            }
+            Some((base, range)) if vars.contains_key(base) => (base, substring(&vars[base], range)),
             _ => (name, vars.get(name).cloned()),
         };
         match value {
@@ -355,8 +353,7 @@ mod tests {
         assert_eq!(replace_vars("$a", &vars).as_deref(), Some("rm"));
         assert_eq!(replace_vars("${D}x$D", &vars).as_deref(), Some("/x/"));
         assert_eq!(replace_vars("$other $", &vars).as_deref(), Some("$other $"));
-        let cmd: HashMap<String, String> =
-            [("c".to_string(), "curl http://x".to_string())].into();
+        let cmd: HashMap<String, String> = [("c".to_string(), "curl http://x".to_string())].into();
         assert_eq!(replace_vars("${c:0:4}", &cmd).as_deref(), Some("curl"));
         assert_eq!(replace_vars("${c:5}", &cmd).as_deref(), Some("http://x"));
         assert_eq!(replace_vars("${c:-d}", &cmd).as_deref(), Some("${c:-d}"));
