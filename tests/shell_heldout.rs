@@ -5,6 +5,7 @@
 //! is asserted: the set is measured on, never tuned on, so a case guard gets
 //! wrong is reported, not fixed for the test.
 
+#[allow(dead_code)]
 mod shell_common;
 
 use guard::shell::{classify, ShellAction, ShellContext};
