@@ -6,7 +6,8 @@
 //! must not be denied (asking there is friction, reported). Only the cases
 //! that depend on no setting of the peer's count. Each suite is split into a
 //! tuning half and a held-out half by a hash of the case id, and both
-//! halves are reported: the rules were tuned on the first only.
+//! halves are reported. The first two rounds tuned on the first half only;
+//! the third looked at both (README), so neither is held out any more.
 
 mod shell_common;
 
@@ -30,12 +31,13 @@ struct Case {
 
 /// Per suite, over both halves: the peer's denies and asks guard must catch
 /// at least, and the peer's allows it may deny at most. These are the
-/// figures reached (issue 18 aims at 0.90 caught and 0.02 false denies);
-/// the rest are verdicts guard does not share on purpose, listed in
-/// docs/shell-rules.md ("Where guard differs from other gates"): the three
-/// safety-net false denies are `git push --force-with-lease origin main`
-/// and two `find . -exec rm … {} \;` over the whole repository.
-const FLOORS: &[(&str, usize, usize)] = &[("sn", 196, 3), ("parry", 129, 0), ("consoul", 70, 0)];
+/// figures reached in the third round, tuned on both halves (issue 18 aims
+/// at 0.90 caught and 0.02 false denies); the rest are verdicts guard does
+/// not share on purpose, listed in docs/shell-rules.md ("Where guard
+/// differs from other gates"): the three safety-net false denies are
+/// `git push --force-with-lease origin main` and two `find . -exec rm … {} \;`
+/// over the whole repository, `.git` included.
+const FLOORS: &[(&str, usize, usize)] = &[("sn", 199, 3), ("parry", 137, 0), ("consoul", 72, 0)];
 
 /// The split rule of tests/fixtures/peer-suites/README.md: 32-bit FNV-1a of
 /// the key, odd = held out.
@@ -97,7 +99,7 @@ fn peer_suites() {
 
     // (suite, held out) -> tally
     let mut tallies: BTreeMap<(String, bool), Tally> = BTreeMap::new();
-    let mut tuning_misses = Vec::new();
+    let mut misses = Vec::new();
     for case in suites.cases.iter().filter(|c| c.context.is_none()) {
         let suite = case.id.split('-').next().unwrap_or_default().to_string();
         let held = held_out(&case.id);
@@ -121,8 +123,8 @@ fn peer_suites() {
                 action == Some(ShellAction::Deny)
             }
         };
-        if wrong && !held {
-            tuning_misses.push(format!(
+        if wrong {
+            misses.push(format!(
                 "  {} [{}] {:?} -> {shown}",
                 case.id, case.expected, case.command
             ));
@@ -156,8 +158,8 @@ fn peer_suites() {
             ));
         }
     }
-    println!("tuning-half cases guard gets wrong:");
-    for line in &tuning_misses {
+    println!("cases guard gets wrong (both halves):");
+    for line in &misses {
         println!("{line}");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

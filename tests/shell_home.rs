@@ -130,3 +130,58 @@ fn guard_check_protects_a_home_under_tmp() {
         );
     }
 }
+
+/// Filtered clean-ups stay clean-ups when HOME is the repository itself or
+/// lies under /tmp: `.` in a repository that is also the home is the
+/// repository (`~` is still the home), and a filtered `find` over /tmp is a
+/// temp clean-up even though HOME is below it. Unfiltered, both are denied.
+#[test]
+fn filtered_find_cleanups_in_a_home_repo_and_under_tmp() {
+    for home in ["/home/dev", "/tmp/box"] {
+        let ctx = ShellContext {
+            cwd: Some(home.into()),
+            repo_root: Some(home.into()),
+            home: Some(home.into()),
+        };
+        let label = format!("HOME = repo = {home}");
+        for command in [
+            "find . -name '*.log' -delete",
+            "find . -name '*.pyc' -exec rm {} +",
+        ] {
+            assert_ne!(
+                action(command, &ctx),
+                Some(ShellAction::Deny),
+                "{label}: {command}"
+            );
+        }
+        let denied = [
+            "find . -delete",
+            "find ~ -name '*.log' -delete",
+            "find $HOME -name '*.pyc' -exec rm {} \\;",
+            "rm -rf .",
+            "rm -rf ~",
+        ];
+        assert_denied(&ctx, &denied, &label);
+    }
+    let ctx = ctx("/tmp/x/home/dev", "/tmp/x/home/dev/project");
+    for command in [
+        "find /tmp -name '*.log' -exec rm {} \\;",
+        "find /tmp -type f -mtime +7 -delete",
+        "find /tmp/build -exec rm -rf {} +",
+    ] {
+        assert_ne!(
+            action(command, &ctx),
+            Some(ShellAction::Deny),
+            "HOME under /tmp: {command}"
+        );
+    }
+    assert_denied(
+        &ctx,
+        &[
+            "find /tmp -delete",
+            "find /tmp -exec rm -rf {} +",
+            "find ~ -name '*.log' -delete",
+        ],
+        "HOME under /tmp",
+    );
+}

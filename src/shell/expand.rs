@@ -52,7 +52,11 @@ fn code_options(program: &str) -> Option<&'static [&'static str]> {
         "pypy" | "pypy3" => &["-c"],
         "node" | "nodejs" | "bun" => &["-e", "--eval", "-p", "--print"],
         "deno" => &["eval"],
-        "ruby" | "perl" => &["-e", "-E"],
+        "ruby" | "perl" | "jruby" | "truffleruby" => &["-e", "-E"],
+        "elixir" | "iex" | "racket" | "clojure" | "bb" => &["-e"],
+        "jython" | "tclsh" | "guile" => &["-c"],
+        "erl" => &["-eval"],
+        "sbcl" => &["--eval"],
         "php" => &["-r"],
         "lua" | "luajit" | "rscript" | "julia" | "groovy" | "scala" | "kotlin" | "kotlinc"
         | "osascript" | "jjs" => &["-e"],
@@ -110,13 +114,62 @@ pub(crate) fn visible_output(inv: &Invocation, stdin: &[String]) -> Option<Strin
                 .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
                 .collect();
             // printf (and echo -e) decode escapes: `\n` is a separator,
-            // `\x72\x6d` is `rm`.
-            Some(super::scan::unescape(&args.join(" ")))
+            // `\x72\x6d` is `rm`; printf fills its format with the rest
+            // (`printf '%s' cur l` is `curl`).
+            let text = match (inv.program.as_str(), args.split_first()) {
+                ("printf", Some((format, rest))) if format.contains('%') => {
+                    printf_format(format, rest)
+                }
+                _ => args.join(" "),
+            };
+            Some(super::scan::unescape(&text))
         }
         "cat" if inv.args.iter().all(|a| a.starts_with('-')) && !stdin.is_empty() => {
             Some(stdin.join("\n"))
         }
         _ => None,
+    }
+}
+
+/// Longest output built from a printf format.
+const PRINTF_MAX: usize = 4096;
+
+/// `printf FORMAT ARGS…` with `%s`-like conversions: each takes the next
+/// argument (none left: empty), `%%` is `%`, and the format is reused
+/// while arguments remain, as printf does.
+fn printf_format(format: &str, args: &[&str]) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    loop {
+        let mut chars = format.chars().peekable();
+        let mut converted = false;
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            if chars.peek() == Some(&'%') {
+                chars.next();
+                out.push('%');
+                continue;
+            }
+            // Flags, width and precision, then the conversion letter.
+            while chars
+                .peek()
+                .is_some_and(|c| c.is_ascii_digit() || "-+ #.".contains(*c))
+            {
+                chars.next();
+            }
+            chars.next();
+            converted = true;
+            if let Some(arg) = args.get(next) {
+                out.push_str(arg);
+            }
+            next += 1;
+        }
+        if !converted || next >= args.len() || out.len() > PRINTF_MAX {
+            return out;
+        }
     }
 }
 
@@ -272,9 +325,12 @@ pub(crate) fn nested(
     }
     if let Some(code) = code {
         out.extend(
-            shell_strings_in_code(code, matches!(program, "ruby" | "perl" | "php"))
-                .into_iter()
-                .map(Nested::Script),
+            shell_strings_in_code(
+                code,
+                matches!(program, "ruby" | "perl" | "php" | "jruby" | "truffleruby"),
+            )
+            .into_iter()
+            .map(Nested::Script),
         );
     }
     out
@@ -331,6 +387,14 @@ mod tests {
             None,
         );
         assert_eq!(got, vec![Nested::Remote("rm -rf /".into())]);
+    }
+
+    #[test]
+    fn printf_formats() {
+        assert_eq!(printf_format("%s", &["cur", "l"]), "curl");
+        assert_eq!(printf_format("%s-%s\\n", &["a"]), "a-\\n");
+        assert_eq!(printf_format("100%%", &["x"]), "100%");
+        assert_eq!(printf_format("%5s|", &["a", "b"]), "a|b|");
     }
 
     #[test]

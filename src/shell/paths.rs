@@ -165,6 +165,13 @@ fn relative(path: &str, ctx: &ShellContext) -> PathClass {
             } else {
                 cwd.join(as_dir)
             };
+            // `.` in a repository that is also the home (HOME = the
+            // project, as in some containers) designates the repository:
+            // spelled `~` or `$HOME`, it is still the home.
+            let joined = normalize(&joined);
+            if ctx.repo_root.as_deref().map(normalize).as_ref() == Some(&joined) {
+                return PathClass::RepoRoot;
+            }
             classify_absolute(&joined, ctx)
         }
         None if only_dots || CWD_WORDS.contains(&path) => PathClass::Cwd,

@@ -98,12 +98,17 @@ fn replace_vars(text: &str, vars: &HashMap<String, String>) -> Option<String> {
                 .unwrap_or(after.len());
             (&after[..end], end)
         };
-        match vars.get(name) {
+        // `${name:offset}` and `${name:offset:length}` of a known name.
+        let (name, value) = match name.split_once(':') {
+            Some((base, range)) if vars.contains_key(base) => (base, substring(&vars[base], range)),
+            _ => (name, vars.get(name).cloned()),
+        };
+        match value {
             Some(value) if !name.is_empty() => {
                 if out.len() + value.len() > MAX_VALUE_LEN {
                     return None;
                 }
-                out.push_str(value);
+                out.push_str(&value);
                 rest = &after[consumed..];
             }
             _ => {
@@ -116,12 +121,104 @@ fn replace_vars(text: &str, vars: &HashMap<String, String>) -> Option<String> {
     Some(out)
 }
 
+/// `${name:offset:length}`: the characters of `value` in that range
+/// (`None` for anything else after the colon, such as `:-default`).
+fn substring(value: &str, range: &str) -> Option<String> {
+    let (offset, length) = match range.split_once(':') {
+        Some((o, l)) => (o, Some(l)),
+        None => (range, None),
+    };
+    let offset = offset.trim();
+    if offset.is_empty() || offset.starts_with('-') {
+        return None;
+    }
+    let chars: Vec<char> = value.chars().collect();
+    let parse = |s: &str| s.trim().parse::<i64>().ok();
+    let start = usize::try_from(parse(offset)?).ok()?.min(chars.len());
+    let end = match length.map(parse) {
+        None => chars.len(),
+        Some(None) => return None,
+        Some(Some(l)) if l < 0 => chars.len().saturating_sub(l.unsigned_abs() as usize),
+        Some(Some(l)) => start.saturating_add(l as usize).min(chars.len()),
+    };
+    Some(chars[start..end.max(start)].iter().collect())
+}
+
 /// Words glued by `${IFS}` that the shell splits: the command must be
 /// re-read from its expanded words.
 pub(crate) fn ifs_split(command: &SimpleCommand, texts: &[String]) -> bool {
     command.words.iter().zip(texts).any(|(word, text)| {
         word.text.contains("IFS") && !word.text.contains(' ') && text.contains(' ')
     })
+}
+
+/// With `IFS` assigned earlier in the command line (`IFS=_; c=rm_-rf_/;
+/// $c`), the unquoted words holding an expansion are split on its
+/// characters: the command to re-read, or `None` when nothing splits.
+pub(crate) fn custom_ifs_split(
+    command: &SimpleCommand,
+    texts: &[String],
+    vars: &HashMap<String, String>,
+) -> Option<String> {
+    let separators: Vec<char> = vars
+        .get("IFS")?
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if separators.is_empty() {
+        return None;
+    }
+    let mut split = false;
+    let words: Vec<String> = command
+        .words
+        .iter()
+        .zip(texts)
+        .map(|(word, text)| {
+            if !word.quoted && word.text.contains('$') && text.contains(&separators[..]) {
+                split = true;
+                text.split(&separators[..])
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                text.clone()
+            }
+        })
+        .collect();
+    split.then(|| words.join(" "))
+}
+
+/// An unquoted `$NAME` operand whose value holds blanks is split into
+/// several words by the shell (`c='git reset --hard'; git ${c:4}`): the
+/// command to re-read, each word quoted unless plainly a word or a path
+/// (so that a `;` inside a value stays text), or `None`.
+pub(crate) fn split_fields(command: &SimpleCommand, texts: &[String]) -> Option<String> {
+    let splits = |word: &super::lexer::Word, text: &String| {
+        !word.quoted && word.text.contains('$') && text.contains([' ', '\t', '\n'])
+    };
+    if !command.words.iter().zip(texts).any(|(w, t)| splits(w, t)) {
+        return None;
+    }
+    let quote = |field: &str| {
+        if !field.is_empty()
+            && field
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_./~*=:@%+,-{}".contains(c))
+        {
+            field.to_string()
+        } else {
+            format!("'{}'", field.replace('\'', "'\\''"))
+        }
+    };
+    let mut out = Vec::new();
+    for (word, text) in command.words.iter().zip(texts) {
+        if splits(word, text) {
+            out.extend(text.split_whitespace().map(quote));
+        } else {
+            out.push(quote(text));
+        }
+    }
+    Some(out.join(" "))
 }
 
 /// Lines of input `xargs` reads at most, one command each with `{}`.
@@ -256,6 +353,10 @@ mod tests {
         assert_eq!(replace_vars("$a", &vars).as_deref(), Some("rm"));
         assert_eq!(replace_vars("${D}x$D", &vars).as_deref(), Some("/x/"));
         assert_eq!(replace_vars("$other $", &vars).as_deref(), Some("$other $"));
+        let cmd: HashMap<String, String> = [("c".to_string(), "curl http://x".to_string())].into();
+        assert_eq!(replace_vars("${c:0:4}", &cmd).as_deref(), Some("curl"));
+        assert_eq!(replace_vars("${c:5}", &cmd).as_deref(), Some("http://x"));
+        assert_eq!(replace_vars("${c:-d}", &cmd).as_deref(), Some("${c:-d}"));
         let big: HashMap<String, String> = [("a".to_string(), "x".repeat(3000))].into();
         assert_eq!(replace_vars("$a$a", &big), None);
     }

@@ -190,6 +190,12 @@ impl<'a> Walker<'a> {
                 self.script(&texts[i].join(" "), depth + 1, &downstream.names());
                 continue;
             }
+            if let Some(split) = values::custom_ifs_split(command, &texts[i], &self.vars)
+                .or_else(|| values::split_fields(command, &texts[i]))
+            {
+                self.script(&split, depth + 1, &downstream.names());
+                continue;
+            }
             self.track_state(inv);
             let redirects: Vec<String> = command.redirects.iter().map(|r| r.shown()).collect();
             let to_file = command.redirects.iter().any(|r| r.stdout_to_file());

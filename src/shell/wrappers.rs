@@ -53,8 +53,9 @@ pub(crate) fn is_assignment(word: &str) -> bool {
 /// run it and fail; skipping it like one judges the rest of the line, the
 /// reading that errs on the safe side.
 fn looks_like_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
+    // `=2 git reset --hard`: an empty name counts too.
+    word.split_once('=').is_some_and(|(name, value)| {
+        (!name.is_empty() || !value.is_empty())
             && !name.starts_with('-')
             && name
                 .chars()
@@ -110,6 +111,7 @@ fn skip_options(
 /// Finds the effective program of a command's words.
 pub(crate) fn resolve(words: &[String]) -> Invocation {
     let mut out = Invocation::default();
+    let mut placeholder: Option<String> = None;
     let mut i = 0;
     for _ in 0..64 {
         let Some(word) = words.get(i) else { return out };
@@ -179,10 +181,11 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
             }
             "xargs" => {
                 out.via_xargs = true;
+                placeholder = xargs_placeholder(&words[i + 1..]);
                 skip_options(
                     words,
                     i + 1,
-                    "ILnPsdEa",
+                    "IJRLnPsdEa",
                     &[
                         "--max-lines",
                         "--max-args",
@@ -249,6 +252,17 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
                 out.program = name.to_string();
                 out.program_index = i;
                 out.args = words[i + 1..].to_vec();
+                if let Some(mark) = placeholder.filter(|m| m != "{}" && !m.is_empty()) {
+                    // `xargs -I % rm %`, `xargs -J X cp X dir`: the
+                    // placeholder is spelled `{}` for the rules.
+                    for arg in &mut out.args {
+                        *arg = arg.replace(&mark, "{}");
+                    }
+                }
+                if name == "git" && out.args.first().is_some_and(|a| a == "--") {
+                    // `git -- reset --hard` is read as `git reset --hard`.
+                    out.args.remove(0);
+                }
                 return out;
             }
         };
@@ -270,6 +284,29 @@ pub(crate) fn resolve(words: &[String]) -> Invocation {
         i = after;
     }
     out
+}
+
+/// The replacement string of `xargs -I X`, `-J X` (BSD), `-iX` or
+/// `--replace=X`, read from the words after `xargs`.
+fn xargs_placeholder(words: &[String]) -> Option<String> {
+    let mut iter = words.iter();
+    while let Some(word) = iter.next() {
+        if !word.starts_with('-') || word == "--" {
+            return None;
+        }
+        match word.as_str() {
+            "-I" | "-J" => return iter.next().cloned(),
+            "-i" | "--replace" => return Some("{}".into()),
+            w if w.starts_with("--replace=") => return Some(w[10..].to_string()),
+            w if (w.starts_with("-I") || w.starts_with("-J") || w.starts_with("-i"))
+                && w.len() > 2 =>
+            {
+                return Some(w[2..].to_string())
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `env`'s options. Returns the index after them, or `None` when `env -S`
@@ -340,6 +377,7 @@ mod tests {
             ("bundle exec rake db:migrate", "rake"),
             ("strace -f -o out.txt rm x", "rm"),
             ("SUDO /BIN/RM x", "rm"),
+            ("=2 git reset --hard", "git"),
         ];
         for (line, program) in cases {
             assert_eq!(run(line).0, program, "{line}");
