@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 /// Layer 1's keyword pass reads (`detector::Head`), what agent detection
 /// reads (`adapter::Detection`).
 const HEADS: [(&str, &str); 2] = [("detectors", DETECTOR), ("adapters", ADAPTER)];
-const DETECTOR: &str = "name events tools keywords";
+const DETECTOR: &str = "name events tools keywords actions";
 const ADAPTER: &str = "name aliases detect priority event_field event_rules default_event";
 const SEPARATOR: char = '\x7F'; // Between a head's keywords: detector::KEYWORD_SEPARATOR.
 
@@ -45,10 +45,6 @@ fn main() {
                 let n = words.split(SEPARATOR).filter(|k| !k.is_empty()).count();
                 assert!(n == list.len(), "{stem}: a keyword is empty or has DEL");
                 head.insert("keywords".into(), words.into());
-            }
-            let actions = value.get("actions").and_then(Value::as_array);
-            if actions.is_some_and(|a| !a.is_empty()) {
-                head.insert("has_actions".into(), true.into()); // `detector::Head::has_actions`
             }
             heads.push_str(&format!("{}\n", json!([stem, head])));
             let gates_of = |list: &str| -> Vec<String> {

@@ -161,10 +161,15 @@ impl TurnEvidence {
 }
 
 impl ActionRule {
+    /// Whether every condition of `when` holds on the evidence.
+    pub fn conditions_hold(&self, evidence: &TurnEvidence) -> bool {
+        self.when.iter().all(|c| evidence.holds(c))
+    }
+
     /// Whether the rule hits: its conditions hold on the evidence, and the
     /// text (`lower`: lowercased) shows what it asks.
     pub fn hits(&self, evidence: &TurnEvidence, lower: &str, signal_hit: bool) -> bool {
-        self.when.iter().all(|c| evidence.holds(c))
+        self.conditions_hold(evidence)
             && (!self.with_signal || signal_hit)
             && (self.keywords.is_empty()
                 || self

@@ -5,7 +5,7 @@
 //! keyword pass needs, and [`LoadedHead::read`] reads the rest of the
 //! detectors whose keywords hit.
 
-use super::{DetectorSpec, Head, PatternSpec, Rule};
+use super::{ActionRule, DetectorSpec, Head, PatternSpec, Rule};
 use crate::config::{Config, Mode};
 use crate::event::Event;
 use std::borrow::Cow;
@@ -279,11 +279,11 @@ impl Detector {
         }
     }
 
-    /// Whether it has action rules (read in full for an event with actions).
-    pub fn has_action_rules(&self) -> bool {
+    /// Its action rules (see `detector::evidence`).
+    pub fn action_rules(&self) -> &[ActionRule] {
         match self {
-            Detector::Head(h) => h.head.has_actions,
-            Detector::Full(d) => !d.spec.actions.is_empty(),
+            Detector::Head(h) => &h.head.actions,
+            Detector::Full(d) => &d.spec.actions,
         }
     }
 
@@ -334,8 +334,9 @@ pub fn heads_lenient(
         if !settings.enabled {
             continue;
         }
-        head.keywords
-            .extend(settings.extra_keywords.into_iter().map(Cow::Owned));
+        head.keywords.extend(
+            (settings.extra_keywords.iter()).map(|k| Cow::Owned(k.to_lowercase())),
+        );
         out.push(LoadedHead {
             head,
             mode: settings.mode,

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::config::{self, LoadOptions};
+use crate::actions::{Action, CommandRun, FileEdit, Outcome, TurnActions};
 use crate::detector::load;
 
 fn config() -> Config {
@@ -30,12 +31,31 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
         shell: ShellContext::default(),
     };
     let full = Engine::new(load::load(&cfg).unwrap()).unwrap();
-    for text in [
-        "The parser reads each record once and keeps offsets in a table.",
-        "All tests pass. Shall I commit and push this now?",
-    ] {
+    let quiet = "The parser reads each record once and keeps offsets in a table.";
+    let ls = Action::Command(CommandRun::new("ls -la", "Bash", Outcome::Succeeded, Some(0)));
+    let edit = Action::Edit(FileEdit {
+        path: "src/parser.rs".into(),
+        tool: "Edit".into(),
+        outcome: Outcome::Succeeded,
+    });
+    // (text, the turn's actions, how many detectors the hook reads in full)
+    let cases: [(&str, Option<Vec<Action>>, fn(usize) -> bool); 5] = [
+        (quiet, None, |n| n == 0),
+        ("All tests pass. Shall I commit and push this now?", None, |n| n > 0),
+        // Actions that meet no action rule's conditions: nothing more read.
+        (quiet, Some(vec![]), |n| n == 0),
+        (quiet, Some(vec![ls]), |n| n == 0),
+        // An edit meets `edited`: the detectors with such a rule are read.
+        (quiet, Some(vec![edit]), |n| n > 0),
+    ];
+    for (text, actions, expected_reads) in cases {
         let mut event = Event::new("claude-code", EventKind::Stop);
         event.text = Some(text.into());
+        event.actions = actions.map(|actions| TurnActions {
+            actions,
+            dropped: 0,
+            complete: true,
+        });
         let (heads, _) = load::heads_lenient(&cfg).unwrap();
         let lazy = Engine::of_heads(heads, &event);
         let subject = Engine::subject(&event, &cfg);
@@ -43,6 +63,7 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
         let lazy = lazy.read_hits(&hits).unwrap();
         let read = lazy.detectors().count();
         assert!(read < full.detectors().count(), "{read} read for {text:?}");
+        assert!(expected_reads(read), "{read} read for {text:?}, {:?}", event.actions);
         let two_step = lazy.evaluate_hits(&event, &cfg, &opts, &subject, hits);
         assert_eq!(
             serde_json::to_value(&two_step).unwrap(),

@@ -6,7 +6,6 @@
 //! keywords of the turn-end detectors is a few hundred microseconds.
 
 use crate::keywords::KeywordSet;
-use std::borrow::Cow;
 
 /// A keyword index over a list of detectors (by their index in the list):
 /// every detector's keywords, lowercased, in one set, and for each keyword
@@ -22,21 +21,17 @@ impl KeywordIndex {
     /// set twice, once for each: deduplicating ~1,300 keywords on every
     /// hook call cost more than scanning for a few twice.
     pub fn new<'a>(lists: impl Iterator<Item = Vec<&'a str>>) -> KeywordIndex {
-        let mut keywords: Vec<Cow<'a, str>> = Vec::new();
+        let mut keywords: Vec<&'a str> = Vec::new();
         let mut owners: Vec<u32> = Vec::new();
         for (owner, list) in lists.enumerate() {
+            // Lowercase already where it is not ASCII (`detector::Head`);
+            // the set folds ASCII case itself.
             for kw in list.into_iter().filter(|k| !k.is_empty()) {
-                // The built-in keywords are lowercase already (build.rs).
-                let kw = if kw.chars().any(char::is_uppercase) {
-                    Cow::Owned(kw.to_lowercase())
-                } else {
-                    Cow::Borrowed(kw)
-                };
                 keywords.push(kw);
                 owners.push(owner as u32);
             }
         }
-        let set = KeywordSet::new(keywords.iter().map(|k| k.as_ref()));
+        let set = KeywordSet::new(keywords);
         KeywordIndex { set, owners }
     }
 

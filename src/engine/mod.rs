@@ -26,8 +26,9 @@ pub struct Engine {
     detectors: Vec<Detector>,
     index: Layer1Index,
     /// Built for one event that carries the turn's actions ([`Self::of_heads`]):
-    /// the detectors with action rules are read whatever their keywords.
-    event_actions: bool,
+    /// what they show. A detector with a rule whose conditions hold on it is
+    /// read whatever its keywords.
+    evidence: Option<TurnEvidence>,
 }
 
 /// How one evaluation runs.
@@ -62,7 +63,7 @@ impl Engine {
         Ok(Engine {
             detectors,
             index,
-            event_actions: false,
+            evidence: None,
         })
     }
 
@@ -76,7 +77,10 @@ impl Engine {
         Engine {
             detectors,
             index,
-            event_actions: event.actions.is_some(),
+            // No action, no rule can hold: the common miss reads no more.
+            evidence: (event.actions.as_ref())
+                .filter(|a| !a.actions.is_empty())
+                .map(TurnEvidence::of),
         }
     }
 
@@ -84,21 +88,24 @@ impl Engine {
     /// (from [`Self::keyword_hits`]), and, for an event with actions, every
     /// detector with action rules; the others stay heads.
     pub fn read_hits(self, keyword_hits: &[Vec<String>]) -> Result<Engine, DetectorError> {
-        let actions = self.event_actions;
+        let evidence = self.evidence;
+        let rule_holds = |d: &Detector| {
+            evidence.is_some_and(|ev| d.action_rules().iter().any(|r| r.conditions_hold(&ev)))
+        };
         let detectors = self
             .detectors
             .into_iter()
             .enumerate()
             .map(|(i, d)| match keyword_hits.get(i) {
                 Some(hits) if !hits.is_empty() => d.read(),
-                _ if actions && d.has_action_rules() => d.read(),
+                _ if rule_holds(&d) => d.read(),
                 _ => Ok(d),
             })
             .collect::<Result<_, _>>()?;
         Ok(Engine {
             detectors,
             index: self.index,
-            event_actions: actions,
+            evidence,
         })
     }
 

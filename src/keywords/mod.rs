@@ -141,10 +141,24 @@ fn pack(window: &[u8]) -> u32 {
     u32::from_le_bytes([window[0], window[1], window[2], window[3]])
 }
 
-/// How common the bytes of a window are in English prose, summed (see
-/// [`commonness`]).
-fn letter_cost(window: &[u8]) -> u64 {
-    window.iter().map(|&b| u64::from(commonness(b))).sum()
+/// Where the four-byte window of `kw` (four bytes or more) whose bytes are
+/// least common in English prose starts (the first such, [`commonness`]
+/// summed); the sum is rolled along, one byte in and one out. A window of
+/// cost 0 (any of letters outside English's, as in most non-Latin keywords)
+/// is as rare as it gets: the first one ends the search.
+fn rarest_window(kw: &[u8]) -> usize {
+    let mut cost: u32 = kw[..4].iter().map(|&b| commonness(b)).sum();
+    let (mut at, mut best) = (0, cost);
+    for i in 1..=kw.len() - 4 {
+        if best == 0 {
+            break;
+        }
+        cost = cost + commonness(kw[i + 3]) - commonness(kw[i - 1]);
+        if cost < best {
+            (at, best) = (i, cost);
+        }
+    }
+    at
 }
 
 /// How common a byte is in English prose (higher: more common).
@@ -208,16 +222,17 @@ pub struct KeywordSet {
 impl KeywordSet {
     /// Indexes the keywords (empty ones never match). Ids are positions in
     /// `keywords`. Each keyword is anchored on the four-byte window of its
-    /// bytes that are least common in English ([`letter_cost`]): the scan
+    /// bytes that are least common in English ([`rarest_window`]): the scan
     /// stops to check a keyword at every occurrence of its anchor, so the
     /// rarer in real text, the faster.
     pub fn new<'a>(keywords: impl IntoIterator<Item = &'a str>) -> KeywordSet {
         let mut bytes = Vec::new();
         let mut spans = Vec::new();
         for k in keywords {
-            let start = bytes.len() as u32;
-            bytes.extend(k.bytes().map(|b| b.to_ascii_lowercase()));
-            spans.push((start, bytes.len() as u32));
+            let start = bytes.len();
+            bytes.extend_from_slice(k.as_bytes());
+            bytes[start..].make_ascii_lowercase();
+            spans.push((start as u32, bytes.len() as u32));
         }
         let mut anchor_at = vec![0u32; spans.len()];
         let mut anchor_word = vec![0u32; spans.len()];
@@ -244,9 +259,7 @@ impl KeywordSet {
                     }
                 }
                 _ => {
-                    let at = (0..=kw.len() - 4)
-                        .min_by_key(|&i| letter_cost(&kw[i..i + 4]))
-                        .unwrap_or(0);
+                    let at = rarest_window(kw);
                     anchor_at[id] = at as u32;
                     anchor_word[id] = pack(&kw[at..at + 4]) | 0x2020_2020;
                     entries.push((anchor_word[id], id as u32));
