@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 const HEADS: [(&str, &str); 2] = [("detectors", DETECTOR), ("adapters", ADAPTER)];
 const DETECTOR: &str = "name events tools keywords actions";
 const ADAPTER: &str = "name aliases detect priority event_field event_rules default_event";
-const SEPARATOR: char = '\x7F'; // Between a head's keywords: detector::KEYWORD_SEPARATOR.
+const SEPARATOR: char = '\x7F'; // Between a head's keywords: builtin::KEYWORD_SEPARATOR.
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));

@@ -303,24 +303,7 @@ fn test_judge_answers_per_detector_with_the_nonce() {
         "scope-check",
         &json!({"nonce": "__NONCE__", "shrunk": false}),
     );
-    let ask = |detector: &str| {
-        let mut child = Command::new(&judge.path)
-            .env("GUARD_DETECTOR", detector)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(
-                b"Judge this.\n--- text-start Zq81xK3 ---\n<<<text>>>\n--- text-end Zq81xK3 ---\n",
-            )
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
-    };
+    let ask = |detector: &str| ask_test_judge(&judge.path, detector);
     assert_eq!(
         ask("commit-before-verification"),
         json!({"nonce": "Zq81xK3", "verified": true})
@@ -333,16 +316,11 @@ fn test_judge_answers_per_detector_with_the_nonce() {
     assert!(judge.prompt("scope-check").unwrap().contains("<<<text>>>"));
 }
 
-/// For a combined call (`GUARD_DETECTOR=a,b`) the e2e test judge answers one
-/// object keyed by detector, with the nonce at the top level.
-#[test]
-fn test_judge_answers_a_combined_call_per_section() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stub-model/judge-combined");
-    let _ = std::fs::remove_dir_all(&dir);
-    let judge = e2e::guard::TestJudge::new(&dir, &json!({"nonce": "__NONCE__", "verified": true}));
-    judge.answer("scope-check", &json!({"shrunk": false}));
-    let mut child = Command::new(&judge.path)
-        .env("GUARD_DETECTOR", "commit-before-verification,scope-check")
+/// The e2e test judge's answer to one envelope, asked for `detectors`
+/// (`GUARD_DETECTOR`).
+fn ask_test_judge(judge: &std::path::Path, detectors: &str) -> Value {
+    let mut child = Command::new(judge)
+        .env("GUARD_DETECTOR", detectors)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -356,8 +334,19 @@ fn test_judge_answers_a_combined_call_per_section() {
         )
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    let answer: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// For a combined call (`GUARD_DETECTOR=a,b`) the e2e test judge answers one
+/// object keyed by detector, with the nonce at the top level.
+#[test]
+fn test_judge_answers_a_combined_call_per_section() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stub-model/judge-combined");
+    let _ = std::fs::remove_dir_all(&dir);
+    let judge = e2e::guard::TestJudge::new(&dir, &json!({"nonce": "__NONCE__", "verified": true}));
+    judge.answer("scope-check", &json!({"shrunk": false}));
+    let answer = ask_test_judge(&judge.path, "commit-before-verification,scope-check");
     assert_eq!(
         answer,
         json!({"nonce": "Zq81xK3",

@@ -203,7 +203,7 @@ pub struct DetectorSettings {
     pub shell: crate::shell::ShellSettings,
     /// Where a rule's `verification_observed ?? verification_reported`
     /// takes verification from (unset: the detector file's choice).
-    pub verification: Option<crate::detector::VerificationSource>,
+    pub verification: Option<VerificationSource>,
 }
 
 impl Default for DetectorSettings {
@@ -233,4 +233,19 @@ impl Config {
             Decision::Allow
         }
     }
+}
+
+/// Where commit-before-verification style rules take verification from
+/// (`detectors.<name>.verification`, or `judge.verification` in a detector
+/// file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerificationSource {
+    /// The judge's reading of the prose (`verification_reported`).
+    Reported,
+    /// The runs guard saw (`verification_observed`), falling back to the
+    /// prose when the agent has no transcript (the default: see
+    /// docs/judge.md for the measurement).
+    #[default]
+    Observed,
 }

@@ -84,18 +84,7 @@ impl ComputedField {
     }
 }
 
-/// Where commit-before-verification style rules take verification from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VerificationSource {
-    /// The judge's reading of the prose (`verification_reported`).
-    Reported,
-    /// The runs guard saw (`verification_observed`), falling back to the
-    /// prose when the agent has no transcript (the default: see
-    /// docs/judge.md for the measurement).
-    #[default]
-    Observed,
-}
+pub use crate::config::VerificationSource;
 
 /// What the action rules and computed fields read of a turn, computed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

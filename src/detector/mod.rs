@@ -47,12 +47,7 @@ pub struct Head {
     pub actions: Vec<ActionRule>,
 }
 
-/// What separates the keywords of an embedded head in its one string (the
-/// same character as build.rs's): DEL, which no keyword holds, JSON does not
-/// escape (so the string, and each keyword in it, is borrowed from the
-/// binary) and `memchr` finds fast (a multi-byte one cost a tenth of a miss
-/// in CJK keywords, whose bytes share its last one).
-pub const KEYWORD_SEPARATOR: char = '\x7F';
+pub use crate::builtin::KEYWORD_SEPARATOR;
 
 /// The keywords of an embedded head: one string of keywords separated by
 /// [`KEYWORD_SEPARATOR`], each borrowed from the binary unless the string
