@@ -56,7 +56,10 @@ pub fn adapters() -> impl Iterator<Item = Embedded> {
 /// The part of each built-in adapter that agent detection reads
 /// (`adapter::Detection`), in the order of [`adapters`].
 pub fn adapter_heads() -> impl Iterator<Item = Embedded> {
-    lines(include_str!(concat!(env!("OUT_DIR"), "/adapters-heads.jsonl")))
+    lines(include_str!(concat!(
+        env!("OUT_DIR"),
+        "/adapters-heads.jsonl"
+    )))
 }
 
 /// The entries of a list build.rs wrote: one `["<stem>",<JSON>]` per line,

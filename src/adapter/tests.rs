@@ -181,6 +181,11 @@ fn each_embedded_head_is_the_detection_of_its_file() {
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(heads.len(), specs.len());
     for (head, spec) in heads.iter().zip(&specs) {
-        assert_eq!(format!("{head:?}"), format!("{:?}", spec.detection), "{}", head.name);
+        assert_eq!(
+            format!("{head:?}"),
+            format!("{:?}", spec.detection),
+            "{}",
+            head.name
+        );
     }
 }

@@ -334,9 +334,8 @@ pub fn heads_lenient(
         if !settings.enabled {
             continue;
         }
-        head.keywords.extend(
-            (settings.extra_keywords.iter()).map(|k| Cow::Owned(k.to_lowercase())),
-        );
+        head.keywords
+            .extend((settings.extra_keywords.iter()).map(|k| Cow::Owned(k.to_lowercase())));
         out.push(LoadedHead {
             head,
             mode: settings.mode,

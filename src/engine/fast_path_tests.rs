@@ -3,8 +3,8 @@
 //! detector read in full.
 
 use super::*;
-use crate::config::{self, LoadOptions};
 use crate::actions::{Action, CommandRun, FileEdit, Outcome, TurnActions};
+use crate::config::{self, LoadOptions};
 use crate::detector::load;
 
 fn config() -> Config {
@@ -32,7 +32,12 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
     };
     let full = Engine::new(load::load(&cfg).unwrap()).unwrap();
     let quiet = "The parser reads each record once and keeps offsets in a table.";
-    let ls = Action::Command(CommandRun::new("ls -la", "Bash", Outcome::Succeeded, Some(0)));
+    let ls = Action::Command(CommandRun::new(
+        "ls -la",
+        "Bash",
+        Outcome::Succeeded,
+        Some(0),
+    ));
     let edit = Action::Edit(FileEdit {
         path: "src/parser.rs".into(),
         tool: "Edit".into(),
@@ -41,7 +46,11 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
     // (text, the turn's actions, how many detectors the hook reads in full)
     let cases: [(&str, Option<Vec<Action>>, fn(usize) -> bool); 5] = [
         (quiet, None, |n| n == 0),
-        ("All tests pass. Shall I commit and push this now?", None, |n| n > 0),
+        (
+            "All tests pass. Shall I commit and push this now?",
+            None,
+            |n| n > 0,
+        ),
         // Actions that meet no action rule's conditions: nothing more read.
         (quiet, Some(vec![]), |n| n == 0),
         (quiet, Some(vec![ls]), |n| n == 0),
@@ -63,7 +72,11 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
         let lazy = lazy.read_hits(&hits).unwrap();
         let read = lazy.detectors().count();
         assert!(read < full.detectors().count(), "{read} read for {text:?}");
-        assert!(expected_reads(read), "{read} read for {text:?}, {:?}", event.actions);
+        assert!(
+            expected_reads(read),
+            "{read} read for {text:?}, {:?}",
+            event.actions
+        );
         let two_step = lazy.evaluate_hits(&event, &cfg, &opts, &subject, hits);
         assert_eq!(
             serde_json::to_value(&two_step).unwrap(),

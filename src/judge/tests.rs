@@ -266,7 +266,11 @@ fn requests_with_other_facts_do_not_share_a_call() {
         text: "same",
         facts,
     };
-    let requests = [req("a", Some("ran x")), req("b", Some("ran y")), req("c", Some("ran x"))];
+    let requests = [
+        req("a", Some("ran x")),
+        req("b", Some("ran y")),
+        req("c", Some("ran x")),
+    ];
     let redacted: Vec<Redacted> = requests.iter().map(|r| redact(r.text)).collect();
     assert_eq!(
         group(true, &requests, &redacted, &[0, 1, 2]),

@@ -212,7 +212,11 @@ mod tests {
         let mut keywords: Vec<String> = Vec::new();
         for (_, head) in crate::builtin::detector_heads() {
             let head: serde_json::Value = serde_json::from_str(head).unwrap();
-            for k in head["keywords"].as_str().unwrap().split(crate::builtin::KEYWORD_SEPARATOR) {
+            for k in head["keywords"]
+                .as_str()
+                .unwrap()
+                .split(crate::builtin::KEYWORD_SEPARATOR)
+            {
                 keywords.push(k.to_string());
             }
         }
