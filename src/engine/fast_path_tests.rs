@@ -94,3 +94,28 @@ fn heads_then_resolve_is_load_lenient() {
     let (loaded, _) = load::load_lenient(&cfg).unwrap();
     assert_eq!(format!("{resolved:?}"), format!("{loaded:?}"));
 }
+
+/// The keyword index folds only ASCII case: a keyword is lowercased where
+/// heads are made, so an extra keyword written with non-ASCII capitals
+/// still finds its lowercase form in the text.
+#[test]
+fn an_extra_keyword_in_capitals_finds_its_lowercase_form() {
+    let mut cfg = config();
+    let name = "scope-change";
+    cfg.detectors.entry(name.into()).or_default().extra_keywords = vec!["ÜBERPRÜFUNG".into()];
+    let mut event = Event::new("claude-code", EventKind::Stop);
+    event.text = Some("Die überprüfung ist fertig.".into());
+    let (heads, _) = load::heads_lenient(&cfg).unwrap();
+    let engine = Engine::of_heads(heads, &event);
+    let hits = engine.keyword_hits(&Engine::subject(&event, &cfg));
+    let at = engine
+        .detectors
+        .iter()
+        .position(|d| d.name() == name)
+        .unwrap();
+    assert!(
+        hits[at].iter().any(|k| k == "überprüfung"),
+        "{:?}",
+        hits[at]
+    );
+}
