@@ -11,8 +11,10 @@
 //! production target looks like), so that a family of rules says each
 //! thing in one place.
 
+use super::rule_regex::compile;
+pub(crate) use super::rule_regex::Field;
 use super::{PathClass, ShellAction};
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
@@ -159,121 +161,6 @@ pub enum ShellRuleError {
         /// What is wrong.
         message: String,
     },
-}
-
-/// A rule's regex fields. Each is compiled the first time a command gets
-/// that far in the rule: most commands are ruled out by their program or
-/// flags first, and compiling every rule's regexes costs tens of
-/// milliseconds.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Field {
-    Args,
-    LastOperand,
-    SkipArgs,
-    Redirect,
-    Stdin,
-    Code,
-    Context,
-    Text,
-}
-
-impl Field {
-    const COUNT: usize = 8;
-    const ALL: [Field; Field::COUNT] = [
-        Field::Args,
-        Field::LastOperand,
-        Field::SkipArgs,
-        Field::Redirect,
-        Field::Stdin,
-        Field::Code,
-        Field::Context,
-        Field::Text,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Field::Args => "args_match",
-            Field::LastOperand => "last_operand_match",
-            Field::SkipArgs => "skip_args",
-            Field::Redirect => "redirect_match",
-            Field::Stdin => "stdin_match",
-            Field::Code => "code_match",
-            Field::Context => "context_match",
-            Field::Text => "text_match",
-        }
-    }
-
-    fn pattern(self, rule: &ShellRule) -> &Option<String> {
-        match self {
-            Field::Args => &rule.args_match,
-            Field::LastOperand => &rule.last_operand_match,
-            Field::SkipArgs => &rule.skip_args,
-            Field::Redirect => &rule.redirect_match,
-            Field::Stdin => &rule.stdin_match,
-            Field::Code => &rule.code_match,
-            Field::Context => &rule.context_match,
-            Field::Text => &rule.text_match,
-        }
-    }
-}
-
-/// Compiled-program size limit for every rule regex.
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
-/// Replaces each `{{name}}` by the named fragment, in a group (fragments
-/// may use fragments, a few levels deep).
-fn expand(
-    pattern: &str,
-    patterns: &BTreeMap<String, String>,
-    depth: usize,
-) -> Result<String, String> {
-    let mut out = String::with_capacity(pattern.len());
-    let mut rest = pattern;
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open..].find("}}") else {
-            break;
-        };
-        let name = &rest[open + 2..open + close];
-        let fragment = patterns
-            .get(name)
-            .ok_or_else(|| format!("no pattern `{name}` among `patterns:`"))?;
-        if depth >= 4 {
-            return Err(format!("pattern `{name}` nests too deep"));
-        }
-        out.push_str(&rest[..open]);
-        out.push_str("(?:");
-        out.push_str(&expand(fragment, patterns, depth + 1)?);
-        out.push(')');
-        rest = &rest[open + close + 2..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-fn compile(
-    rule: &str,
-    field: &'static str,
-    pattern: &Option<String>,
-    patterns: &BTreeMap<String, String>,
-) -> Result<Option<Regex>, ShellRuleError> {
-    let Some(pattern) = pattern else {
-        return Ok(None);
-    };
-    let pattern = expand(pattern, patterns, 0).map_err(|message| ShellRuleError::Regex {
-        rule: rule.to_string(),
-        field,
-        message,
-    })?;
-    RegexBuilder::new(&pattern)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map(Some)
-        .map_err(|e| ShellRuleError::Regex {
-            rule: rule.to_string(),
-            field,
-            message: e.to_string(),
-        })
 }
 
 impl ShellRule {

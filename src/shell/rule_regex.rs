@@ -1,0 +1,129 @@
+//! The regex fields of a shell rule and their compilation: which fields a
+//! rule has, `{{name}}` fragment substitution from the section's
+//! `patterns:`, and compiling with size limits. Moved out of `rules.rs` to
+//! keep it short; `rules` re-exports [`Field`].
+
+use super::rules::{ShellRule, ShellRuleError};
+use regex::{Regex, RegexBuilder};
+use std::collections::BTreeMap;
+
+/// A rule's regex fields. Each is compiled the first time a command gets
+/// that far in the rule: most commands are ruled out by their program or
+/// flags first, and compiling every rule's regexes costs tens of
+/// milliseconds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Field {
+    Args,
+    LastOperand,
+    SkipArgs,
+    Redirect,
+    Stdin,
+    Code,
+    Context,
+    Text,
+}
+
+impl Field {
+    /// How many regex fields a rule has.
+    pub(super) const COUNT: usize = 8;
+    /// Every field, in declaration order.
+    pub(super) const ALL: [Field; Field::COUNT] = [
+        Field::Args,
+        Field::LastOperand,
+        Field::SkipArgs,
+        Field::Redirect,
+        Field::Stdin,
+        Field::Code,
+        Field::Context,
+        Field::Text,
+    ];
+
+    /// The field's name in the rule file.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Field::Args => "args_match",
+            Field::LastOperand => "last_operand_match",
+            Field::SkipArgs => "skip_args",
+            Field::Redirect => "redirect_match",
+            Field::Stdin => "stdin_match",
+            Field::Code => "code_match",
+            Field::Context => "context_match",
+            Field::Text => "text_match",
+        }
+    }
+
+    /// The rule's regex source for this field, if any.
+    pub(super) fn pattern(self, rule: &ShellRule) -> &Option<String> {
+        match self {
+            Field::Args => &rule.args_match,
+            Field::LastOperand => &rule.last_operand_match,
+            Field::SkipArgs => &rule.skip_args,
+            Field::Redirect => &rule.redirect_match,
+            Field::Stdin => &rule.stdin_match,
+            Field::Code => &rule.code_match,
+            Field::Context => &rule.context_match,
+            Field::Text => &rule.text_match,
+        }
+    }
+}
+
+/// Compiled-program size limit for every rule regex.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// Replaces each `{{name}}` by the named fragment, in a group (fragments
+/// may use fragments, a few levels deep).
+fn expand(
+    pattern: &str,
+    patterns: &BTreeMap<String, String>,
+    depth: usize,
+) -> Result<String, String> {
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(open) = rest.find("{{") {
+        let Some(close) = rest[open..].find("}}") else {
+            break;
+        };
+        let name = &rest[open + 2..open + close];
+        let fragment = patterns
+            .get(name)
+            .ok_or_else(|| format!("no pattern `{name}` among `patterns:`"))?;
+        if depth >= 4 {
+            return Err(format!("pattern `{name}` nests too deep"));
+        }
+        out.push_str(&rest[..open]);
+        out.push_str("(?:");
+        out.push_str(&expand(fragment, patterns, depth + 1)?);
+        out.push(')');
+        rest = &rest[open + close + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Compiles one regex field of `rule` (`None` when absent), fragments
+/// substituted; an error names the rule and the field.
+pub(super) fn compile(
+    rule: &str,
+    field: &'static str,
+    pattern: &Option<String>,
+    patterns: &BTreeMap<String, String>,
+) -> Result<Option<Regex>, ShellRuleError> {
+    let Some(pattern) = pattern else {
+        return Ok(None);
+    };
+    let pattern = expand(pattern, patterns, 0).map_err(|message| ShellRuleError::Regex {
+        rule: rule.to_string(),
+        field,
+        message,
+    })?;
+    RegexBuilder::new(&pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map(Some)
+        .map_err(|e| ShellRuleError::Regex {
+            rule: rule.to_string(),
+            field,
+            message: e.to_string(),
+        })
+}
