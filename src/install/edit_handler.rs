@@ -48,17 +48,9 @@ pub(super) fn fields(format: HookFormat) -> Fields {
             versioned: true,
             top_level: false,
         },
-        HookFormat::FlatHooks => Fields {
-            nested: false,
-            command_keys: &["command"],
-            timeout_key: "timeout",
-            typed: false,
-            versioned: false,
-            top_level: false,
-        },
-        // Entries are handled by `kiro` and `toml_file`; these fields are
-        // not used.
-        HookFormat::KiroHooks | HookFormat::TomlHooks => Fields {
+        // Kiro's and TOML entries are handled by `kiro` and `toml_file`;
+        // these fields are not used for them.
+        HookFormat::FlatHooks | HookFormat::KiroHooks | HookFormat::TomlHooks => Fields {
             nested: false,
             command_keys: &["command"],
             timeout_key: "timeout",
