@@ -85,8 +85,8 @@ impl Engine {
     }
 
     /// Reads in full every detector with a keyword hit in `keyword_hits`
-    /// (from [`Self::keyword_hits`]), and, for an event with actions, every
-    /// detector with action rules; the others stay heads.
+    /// (from [`Self::keyword_hits`]), and every detector with an action rule
+    /// whose conditions hold on the event's actions; the others stay heads.
     pub fn read_hits(self, keyword_hits: &[Vec<String>]) -> Result<Engine, DetectorError> {
         let evidence = self.evidence;
         let rule_holds = |d: &Detector| {

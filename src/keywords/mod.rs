@@ -144,7 +144,7 @@ fn pack(window: &[u8]) -> u32 {
 /// Where the four-byte window of `kw` (four bytes or more) whose bytes are
 /// least common in English prose starts (the first such, [`commonness`]
 /// summed); the sum is rolled along, one byte in and one out. A window of
-/// cost 0 (any of letters outside English's, as in most non-Latin keywords)
+/// cost 0 (bytes that are no English letter, as in most non-Latin keywords)
 /// is as rare as it gets: the first one ends the search.
 fn rarest_window(kw: &[u8]) -> usize {
     let mut cost: u32 = kw[..4].iter().map(|&b| commonness(b)).sum();
