@@ -49,9 +49,9 @@ pub struct ActionRule {
     pub id: String,
     /// Every condition must hold.
     pub when: Vec<Condition>,
-    /// One of these must occur in the text (case-insensitive substrings);
-    /// empty: no keyword is needed.
-    #[serde(default)]
+    /// One of these must occur in the text (case-insensitive substrings,
+    /// lowercased when read); empty: no keyword is needed.
+    #[serde(default, deserialize_with = "lowercase")]
     pub keywords: Vec<String>,
     /// One of the detector's own signals must have matched.
     #[serde(default)]
@@ -149,6 +149,12 @@ impl TurnEvidence {
     }
 }
 
+/// A list of strings, lowercased as it is read.
+fn lowercase<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let list = Vec::<String>::deserialize(d)?;
+    Ok(list.iter().map(|k| k.to_lowercase()).collect())
+}
+
 impl ActionRule {
     /// Whether every condition of `when` holds on the evidence.
     pub fn conditions_hold(&self, evidence: &TurnEvidence) -> bool {
@@ -161,10 +167,7 @@ impl ActionRule {
         self.conditions_hold(evidence)
             && (!self.with_signal || signal_hit)
             && (self.keywords.is_empty()
-                || self
-                    .keywords
-                    .iter()
-                    .any(|k| lower.contains(k.to_lowercase().as_str())))
+                || self.keywords.iter().any(|k| lower.contains(k.as_str())))
     }
 }
 

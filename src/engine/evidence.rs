@@ -33,10 +33,10 @@ pub(super) fn action_hits<'a>(
 /// the turn's actions (see `detector::evidence`): unknown ones (no actions,
 /// a turn read in part, `verification: reported`) are absent, so the rule's
 /// `??` falls back to the judge's fields. A failed judgment stays failed.
-pub fn with_computed(
+pub(super) fn with_computed(
     mut report: JudgeReport,
     spec: &JudgeSpec,
-    actions: Option<&crate::actions::TurnActions>,
+    evidence: Option<&TurnEvidence>,
 ) -> JudgeReport {
     if !matches!(
         report.outcome,
@@ -47,11 +47,10 @@ pub fn with_computed(
     let Ok(rule) = Rule::parse(&spec.violation) else {
         return report;
     };
-    let found = actions.map(TurnEvidence::of);
     crate::detector::evidence::set_computed(
         &mut report.fields,
         &spec.computed,
-        found.as_ref(),
+        evidence,
         spec.verification,
     );
     report.outcome = if rule.eval(&report.fields) {

@@ -328,6 +328,7 @@ impl Layer1Index {
                 ..Layer1Result::miss(*index)
             };
             let mut bypasses = Vec::new();
+            let mut overridden = Vec::new();
             if let Some(rules) = &d.spec.shell {
                 r.shell = shell::classify(text, rules, ctx);
                 if let Some(m) = &r.shell {
@@ -343,7 +344,6 @@ impl Layer1Index {
                 let mut hit = r.error.is_some()
                     || (keyword_hit && d.spec.signals.is_empty())
                     || !r.signals.is_empty();
-                let mut overridden = Vec::new();
                 if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
                     let lower = lower.get_or_insert_with(|| text.to_lowercase());
                     let (action_hit, o) = super::evidence::action_hits(d, evidence, lower, &mut r);
@@ -354,12 +354,8 @@ impl Layer1Index {
                     r.layer1 = Layer1::Hit;
                     bypasses = self.jobs(*index, d, List::Bypasses, gates.as_mut());
                 }
-                overrides.push(overridden);
-                results.push(r);
-                bypass_jobs.push(bypasses);
-                continue;
             }
-            overrides.push(Vec::new());
+            overrides.push(overridden);
             results.push(r);
             bypass_jobs.push(bypasses);
         }

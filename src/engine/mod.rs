@@ -8,7 +8,7 @@ mod fast_path_tests;
 mod keyword_index;
 mod layer1;
 
-pub use evidence::with_computed;
+use evidence::with_computed;
 pub use layer1::{Layer1Index, Layer1Result};
 
 use crate::config::{Config, Mode};
@@ -144,8 +144,9 @@ impl Engine {
     ) -> Vec<Layer1Result> {
         let mut out = Vec::new();
         let mut hits = Vec::new();
-        // Computed only for an event with actions and a detector with rules.
-        let mut evidence: Option<TurnEvidence> = None;
+        // Computed (once) only for an event with actions and a detector
+        // with rules, unless `of_heads` did already.
+        let mut evidence = self.evidence;
         for (i, (d, keywords)) in self.detectors.iter().zip(keyword_hits).enumerate() {
             if !d.applies(event) {
                 continue;
@@ -246,6 +247,8 @@ impl Engine {
             reports = judge::judge_all(&config.judge, &requests, &ctx);
         }
         let mut reports = reports.into_iter();
+        // The turn's evidence for computed fields: read once, when needed.
+        let mut evidence: Option<Option<TurnEvidence>> = None;
         let mut detectors = Vec::new();
         for r in results {
             let judge = if needs_judge(&r) && opts.use_judge {
@@ -254,7 +257,11 @@ impl Engine {
                     .unwrap_or_else(|| JudgeReport::failed("the judge returned no report"));
                 match self.judge_spec(r.index) {
                     Some(spec) if !spec.computed.is_empty() => {
-                        with_computed(report, spec, event.actions.as_ref())
+                        let evidence = *evidence.get_or_insert_with(|| {
+                            self.evidence
+                                .or_else(|| event.actions.as_ref().map(TurnEvidence::of))
+                        });
+                        with_computed(report, spec, evidence.as_ref())
                     }
                     _ => report,
                 }
