@@ -32,11 +32,8 @@ pub(super) fn judge_group(
     let started = Instant::now();
     let nonce = envelope::fresh_nonce();
     // The requests of a group share one event, so one facts block.
-    let facts = requests
-        .first()
-        .and_then(|r| r.facts)
-        .map(|f| redact(f).text);
-    let prompt = build(requests, &nonce, &red.text, facts.as_deref());
+    let facts = requests.first().and_then(|r| r.facts);
+    let prompt = build(requests, &nonce, &red.text, facts);
     let schema = answer_schema(requests);
     let deadline = super::call_deadline(cfg, hook_deadline, started);
     let detectors = detector_list(requests);

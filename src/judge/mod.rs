@@ -84,7 +84,12 @@ pub fn judge_all(
     ctx: &JudgeContext,
 ) -> Vec<JudgeReport> {
     let backend = resolve_backend(cfg);
-    let redacted: Vec<Redacted> = requests.iter().map(|r| redact(r.text)).collect();
+    // Each distinct text redacted once (the detectors of a turn share it).
+    let mut redacted: Vec<Redacted> = Vec::with_capacity(requests.len());
+    for (i, r) in requests.iter().enumerate() {
+        let same = requests[..i].iter().position(|p| p.text == r.text);
+        redacted.push(same.map_or_else(|| redact(r.text), |j| redacted[j].clone()));
+    }
     let keys: Vec<String> = requests
         .iter()
         .zip(&redacted)
@@ -218,8 +223,7 @@ fn judge_one(
 ) -> JudgeReport {
     let started = Instant::now();
     let nonce = envelope::fresh_nonce();
-    let facts = request.facts.map(|f| redact(f).text);
-    let prompt = envelope::build(request.spec, &nonce, &red.text, facts.as_deref());
+    let prompt = envelope::build(request.spec, &nonce, &red.text, request.facts);
     let schema = request.spec.answer_schema();
     let deadline = call_deadline(cfg, hook_deadline, started);
     let (raw, model) = ask(
