@@ -4,11 +4,11 @@
 //! Into `OUT_DIR`: `config.json`; `detectors.jsonl` and `adapters.jsonl`, a
 //! line `["<stem>",<content>]` per file in name order; `*-heads.jsonl`, the
 //! part of each that a hook reads of all (Layer 1's keyword pass, with the
-//! keywords lowercased in one string; agent detection); `*-gates.jsonl`,
+//! keywords case-folded in one string; agent detection); `*-gates.jsonl`,
 //! the literal gates of the signals and bypasses, encoded by the engine's
 //! own `src/pattern/gate.rs`. `src/builtin.rs` embeds them; bad YAML fails.
 
-#[allow(dead_code)] // Only `Gate::of_pattern` is used here.
+#[allow(dead_code)] // Only `Gate::of_pattern` and `fold_text` are used here.
 #[path = "src/pattern/gate.rs"]
 mod gate;
 
@@ -41,7 +41,7 @@ fn main() {
                 .collect();
             if let Some(Value::Array(list)) = head.get("keywords") {
                 let words: Vec<_> = list.iter().filter_map(Value::as_str).collect();
-                let words = words.join(&SEPARATOR.to_string()).to_lowercase();
+                let words = gate::fold_text(&words.join(&SEPARATOR.to_string()));
                 let n = words.split(SEPARATOR).filter(|k| !k.is_empty()).count();
                 assert!(n == list.len(), "{stem}: a keyword is empty or has DEL");
                 head.insert("keywords".into(), words.into());

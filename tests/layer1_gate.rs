@@ -43,12 +43,9 @@ fn gated_patterns_match_exactly_like_the_full_set() {
             (build(&s.signals), build(&s.bypasses))
         })
         .collect();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/turn-end.yaml");
-    let cases = corpus::parse(path, &std::fs::read_to_string(path).unwrap()).unwrap();
     let mut compared = 0;
     let mut classes = std::collections::HashMap::new();
-    for case in cases {
-        let Case::TurnEnd(c) = case else { continue };
+    for c in turn_ends() {
         let text = guard::engine::tail(&c.text, 4000);
         *classes.entry(TextClass::of(text)).or_insert(0) += 1;
         let event = Event::new("test", EventKind::Stop);
@@ -85,6 +82,65 @@ fn gated_patterns_match_exactly_like_the_full_set() {
     ] {
         assert!(classes.get(&class).is_some_and(|&n| n >= 40), "{classes:?}");
     }
+}
+
+/// The turn ends of the corpus, in every language it has.
+fn turn_ends() -> Vec<guard::eval::corpus::TurnEndCase> {
+    ["turn-end.yaml", "turn-end-langs.yaml"]
+        .iter()
+        .flat_map(|file| {
+            let path = format!("{}/tests/corpus/{file}", env!("CARGO_MANIFEST_DIR"));
+            corpus::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap()
+        })
+        .filter_map(|case| match case {
+            Case::TurnEnd(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `guard hook` looks for the first matching signal and bypass only
+/// (`Engine::first_matches`): on every corpus text, each detector's Layer-1
+/// answer is the one of the engine that looks for all, and the ids it
+/// reports are some of those.
+#[test]
+fn looking_for_the_first_match_gives_the_same_answers() {
+    let detectors = || {
+        builtins()
+            .unwrap()
+            .into_iter()
+            .map(|spec| LoadedDetector {
+                spec,
+                mode: Mode::Enforce,
+            })
+            .collect()
+    };
+    let all = Engine::new(detectors()).unwrap();
+    let first = Engine::new(detectors()).unwrap().first_matches();
+    let event = Event::new("test", EventKind::Stop);
+    let mut fewer = 0;
+    for c in turn_ends() {
+        let text = guard::engine::tail(&c.text, 4000);
+        let ctx = ShellContext::default();
+        for (a, f) in all
+            .layer1(&event, text, &ctx)
+            .iter()
+            .zip(first.layer1(&event, text, &ctx))
+        {
+            assert_eq!((a.index, a.layer1), (f.index, f.layer1), "{}", c.id);
+            assert_eq!(a.signals.is_empty(), f.signals.is_empty(), "{}", c.id);
+            assert!(f.signals.iter().all(|s| a.signals.contains(s)), "{}", c.id);
+            assert!(
+                f.bypasses.iter().all(|b| a.bypasses.contains(b)),
+                "{}",
+                c.id
+            );
+            fewer += usize::from(
+                f.signals.len() + f.bypasses.len() < a.signals.len() + a.bypasses.len(),
+            );
+        }
+    }
+    assert!(fewer > 50, "only {fewer} runs stopped early");
 }
 
 #[test]

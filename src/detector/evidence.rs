@@ -149,10 +149,17 @@ impl TurnEvidence {
     }
 }
 
-/// A list of strings, lowercased as it is read.
+/// A list of strings, case-folded as it is read ([`crate::pattern::fold_text`];
+/// in place where ASCII, as the built-in ones are).
 fn lowercase<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    let list = Vec::<String>::deserialize(d)?;
-    Ok(list.iter().map(|k| k.to_lowercase()).collect())
+    let mut list = Vec::<String>::deserialize(d)?;
+    for k in &mut list {
+        match k.is_ascii() {
+            true => k.make_ascii_lowercase(),
+            false => *k = crate::pattern::fold_text(k),
+        }
+    }
+    Ok(list)
 }
 
 impl ActionRule {
@@ -162,7 +169,7 @@ impl ActionRule {
     }
 
     /// Whether the rule hits: its conditions hold on the evidence, and the
-    /// text (`lower`: lowercased) shows what it asks.
+    /// text (`lower`: case-folded, [`crate::pattern::fold_text`]) shows what it asks.
     pub fn hits(&self, evidence: &TurnEvidence, lower: &str, signal_hit: bool) -> bool {
         self.conditions_hold(evidence)
             && (!self.with_signal || signal_hit)

@@ -211,9 +211,7 @@ impl LoadedHead {
             }
             HeadSource::Parsed(spec) => *spec,
         };
-        spec.keywords = (self.head.keywords.into_iter())
-            .map(Cow::into_owned)
-            .collect();
+        spec.keywords = self.head.keywords.iter().map(String::from).collect();
         spec.signals.extend(self.extra_signals);
         if let (Some(v), Some(judge)) = (self.verification, spec.judge.as_mut()) {
             judge.verification = v;
@@ -274,7 +272,7 @@ impl Detector {
     /// Its keywords (extra keywords included).
     pub fn keywords(&self) -> Vec<&str> {
         match self {
-            Detector::Head(h) => h.head.keywords.iter().map(|k| k.as_ref()).collect(),
+            Detector::Head(h) => h.head.keywords.iter().collect(),
             Detector::Full(d) => d.spec.keywords.iter().map(String::as_str).collect(),
         }
     }
@@ -334,8 +332,10 @@ pub fn heads_lenient(
         if !settings.enabled {
             continue;
         }
-        head.keywords
-            .extend((settings.extra_keywords.iter()).map(|k| Cow::Owned(k.to_lowercase())));
+        settings
+            .extra_keywords
+            .iter()
+            .for_each(|k| head.keywords.push(k));
         out.push(LoadedHead {
             head,
             mode: settings.mode,

@@ -35,11 +35,11 @@ pub struct Head {
     #[serde(default)]
     pub tools: Vec<String>,
     /// See [`DetectorSpec::keywords`]; the config's extra keywords are added
-    /// by [`load`]. Lowercase, always (build.rs lowercases the built-in ones,
-    /// [`DetectorSpec::head`] and [`load`] the others): the keyword index
-    /// folds only ASCII case.
+    /// by [`load`]. Case-folded, always ([`crate::pattern::fold_text`]: build.rs
+    /// folds the built-in ones, [`DetectorSpec::head`] and [`load`] the
+    /// others), as the text is before the keyword pass.
     #[serde(deserialize_with = "keyword_lines")]
-    pub keywords: Vec<Cow<'static, str>>,
+    pub keywords: Keywords,
     /// See [`DetectorSpec::actions`]: a detector is read in full for an
     /// event whose actions meet the conditions of one of its rules, keyword
     /// hit or not.
@@ -49,33 +49,54 @@ pub struct Head {
 
 pub use crate::builtin::KEYWORD_SEPARATOR;
 
-/// The keywords of an embedded head: one string of keywords separated by
-/// [`KEYWORD_SEPARATOR`], each borrowed from the binary unless the string
-/// holds a JSON escape (`"` or `\` in a shell keyword).
-fn keyword_lines<'de: 'static, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Vec<Cow<'static, str>>, D::Error> {
-    #[derive(Deserialize)]
-    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
-    Ok(match Borrowed::<'de>::deserialize(d)?.0 {
-        Cow::Borrowed(s) => split_keywords(s).map(Cow::Borrowed).collect(),
-        Cow::Owned(s) => split_keywords(&s)
-            .map(|k| Cow::Owned(k.to_string()))
-            .collect(),
-    })
+/// A head's keywords, case-folded, in one string separated by
+/// [`KEYWORD_SEPARATOR`]: a built-in head's are borrowed from the binary
+/// and never copied, nor split but by the keyword pass that reads them.
+#[derive(Debug, Clone, Default)]
+pub struct Keywords(Cow<'static, str>);
+
+impl Keywords {
+    /// The keywords, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        // The separator is ASCII: every cut is at a character boundary.
+        let s: &str = &self.0;
+        let ends = memchr::memchr_iter(KEYWORD_SEPARATOR as u8, s.as_bytes()).chain([s.len()]);
+        let mut start = 0;
+        let keywords = ends.map(move |end| {
+            let keyword = &s[start..end];
+            start = end + 1;
+            keyword
+        });
+        keywords.filter(|k| !k.is_empty())
+    }
+
+    /// Adds a keyword, case-folded (its separator characters dropped).
+    pub fn push(&mut self, keyword: &str) {
+        let all = self.0.to_mut();
+        all.push(KEYWORD_SEPARATOR);
+        all.extend(
+            crate::pattern::fold_text(keyword)
+                .chars()
+                .filter(|&c| c != KEYWORD_SEPARATOR),
+        );
+    }
 }
 
-/// The keywords of one string, split at each [`KEYWORD_SEPARATOR`] with
-/// `memchr` (`str::split` called it once per keyword, a tenth of a miss).
-fn split_keywords(s: &str) -> impl Iterator<Item = &str> {
-    let ends = memchr::memchr_iter(KEYWORD_SEPARATOR as u8, s.as_bytes()).chain([s.len()]);
-    let mut start = 0;
-    // The separator is ASCII: every cut is at a character boundary.
-    ends.map(move |end| {
-        let keyword = &s[start..end];
-        start = end + 1;
-        keyword
-    })
+impl<'a> FromIterator<&'a str> for Keywords {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(keywords: I) -> Keywords {
+        let mut out = Keywords::default();
+        keywords.into_iter().for_each(|k| out.push(k));
+        out
+    }
+}
+
+/// The keywords of an embedded head (see [`Keywords`]), borrowed from the
+/// binary unless the string holds a JSON escape (`"` or `\` in a shell
+/// keyword).
+fn keyword_lines<'de: 'static, D: serde::Deserializer<'de>>(d: D) -> Result<Keywords, D::Error> {
+    #[derive(Deserialize)]
+    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
+    Ok(Keywords(Borrowed::<'de>::deserialize(d)?.0))
 }
 
 impl Head {
@@ -152,9 +173,7 @@ impl DetectorSpec {
             name: self.name.clone(),
             events: self.events.clone(),
             tools: self.tools.clone(),
-            keywords: (self.keywords.iter())
-                .map(|k| Cow::Owned(k.to_lowercase()))
-                .collect(),
+            keywords: self.keywords.iter().map(String::as_str).collect(),
             actions: self.actions.clone(),
         }
     }

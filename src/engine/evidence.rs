@@ -9,7 +9,7 @@ use crate::verdict::{JudgeOutcome, JudgeReport};
 
 /// Applies a detector's action rules to its Layer-1 result: each rule that
 /// hits is added to the signals as `action:<id>`. Returns whether one hit and
-/// the bypass ids the hits override. `lower` is the lowercased text.
+/// the bypass ids the hits override. `lower` is the case-folded text.
 pub(super) fn action_hits<'a>(
     d: &'a LoadedDetector,
     evidence: &TurnEvidence,

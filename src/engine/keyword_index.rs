@@ -8,7 +8,7 @@
 use crate::keywords::KeywordSet;
 
 /// A keyword index over a list of detectors (by their index in the list):
-/// every detector's keywords, lowercased, in one set, and for each keyword
+/// every detector's keywords, case-folded, in one set, and for each keyword
 /// id the detector that owns it.
 pub(crate) struct KeywordIndex {
     set: KeywordSet,
@@ -24,8 +24,7 @@ impl KeywordIndex {
         let mut keywords: Vec<&'a str> = Vec::new();
         let mut owners: Vec<u32> = Vec::new();
         for (owner, list) in lists.enumerate() {
-            // Lowercase already where it is not ASCII (`detector::Head`);
-            // the set folds ASCII case itself.
+            // Case-folded already (`detector::Head`).
             for kw in list.into_iter().filter(|k| !k.is_empty()) {
                 keywords.push(kw);
                 owners.push(owner as u32);

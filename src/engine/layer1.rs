@@ -127,34 +127,6 @@ impl Job<'_> {
     }
 }
 
-/// Compiles and runs the jobs on `text` (of class `class`), in order.
-fn run_all(jobs: &[&Job], text: &str, class: TextClass) -> Vec<Result<bool, String>> {
-    jobs.iter().map(|job| job.run(text, class)).collect()
-}
-
-/// The positions of the jobs whose pattern matched, from their outcomes (in
-/// order); the first invalid pattern is an error naming it.
-fn matched(
-    jobs: &[Job],
-    outcomes: &mut impl Iterator<Item = Result<bool, String>>,
-) -> Result<Vec<usize>, String> {
-    let mut out = Vec::new();
-    let mut error = None;
-    for (job, outcome) in jobs.iter().zip(outcomes) {
-        match outcome {
-            Ok(true) => out.push(job.position),
-            Ok(false) => {}
-            Err(e) => {
-                error.get_or_insert(e);
-            }
-        }
-    }
-    match error {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
-}
-
 fn last_line(message: &str) -> &str {
     message
         .lines()
@@ -171,9 +143,32 @@ struct Compiled {
     bypasses: OnceLock<Vec<Gated>>,
 }
 
+/// Which of a list's matching patterns Layer 1 looks for. Its answer (miss,
+/// hit or bypass) is the same either way; only the ids it reports differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matches {
+    /// Every one (`guard check`, `guard eval`: each id is reported).
+    All,
+    /// The first, trying the shortest patterns first (`guard hook`: one
+    /// signal is enough for a hit, one bypass that no action rule
+    /// overrides for a bypass, and on a hit, compiling the patterns is
+    /// most of the work).
+    First,
+}
+
 /// The keyword index and the lazily compiled patterns of a detector set.
 pub struct Layer1Index {
-    keywords: KeywordIndex,
+    /// Whether each detector's keywords are looked for.
+    wanted: Vec<bool>,
+    /// How many matching patterns of a list are looked for.
+    matches: Matches,
+    /// The keyword index over the wanted detectors' ASCII keywords only, for
+    /// a pure-ASCII text (most turns), in which no other keyword can
+    /// occur: half the built-in ones are not ASCII, and indexing them is
+    /// most of a miss's own work.
+    ascii_keywords: OnceLock<KeywordIndex>,
+    /// The keyword index over all the wanted detectors' keywords.
+    all_keywords: OnceLock<KeywordIndex>,
     compiled: Vec<Compiled>,
 }
 
@@ -215,20 +210,22 @@ impl Layer1Result {
 pub type KeywordHit<'a> = (usize, &'a LoadedDetector, Vec<String>);
 
 impl Layer1Index {
-    /// Indexes the keywords of the detectors for which `wanted` holds (the
-    /// others find no hits); patterns are compiled later, on use.
+    /// Layer 1 over the detectors for which `wanted` holds (the others
+    /// find no keyword hits), looking for every matching pattern; keywords
+    /// are indexed and patterns compiled later, on use.
     pub fn new(detectors: &[Detector], wanted: impl Fn(&Detector) -> bool) -> Layer1Index {
-        let keywords = KeywordIndex::new(detectors.iter().map(|d| {
-            if wanted(d) {
-                d.keywords()
-            } else {
-                Vec::new()
-            }
-        }));
         Layer1Index {
-            keywords,
+            wanted: detectors.iter().map(wanted).collect(),
+            matches: Matches::All,
+            ascii_keywords: OnceLock::new(),
+            all_keywords: OnceLock::new(),
             compiled: detectors.iter().map(|_| Compiled::default()).collect(),
         }
+    }
+
+    /// Sets how many matching patterns of a list are looked for.
+    pub fn set_matches(&mut self, matches: Matches) {
+        self.matches = matches;
     }
 
     /// The pattern errors met so far (patterns are compiled on first use),
@@ -247,10 +244,24 @@ impl Layer1Index {
         out
     }
 
-    /// Which keywords hit, per detector index (one pass), each detector's in
-    /// the order of their first occurrence in the text.
-    pub fn keyword_hits(&self, text: &str, detector_count: usize) -> Vec<Vec<String>> {
-        self.keywords.hits(text, detector_count)
+    /// Which keywords of `detectors` (the list this index was built for)
+    /// hit, per detector index (one pass over the text, case-folded), each
+    /// detector's in the order of their first occurrence in the text.
+    pub fn keyword_hits(&self, detectors: &[Detector], text: &str) -> Vec<Vec<String>> {
+        let index = |ascii_only: bool| {
+            KeywordIndex::new(detectors.iter().zip(&self.wanted).map(|(d, &wanted)| {
+                let mut keywords = if wanted { d.keywords() } else { Vec::new() };
+                keywords.retain(|k| !ascii_only || k.is_ascii());
+                keywords
+            }))
+        };
+        if text.is_ascii() {
+            let keywords = self.ascii_keywords.get_or_init(|| index(true));
+            keywords.hits(text, detectors.len())
+        } else {
+            let keywords = self.all_keywords.get_or_init(|| index(false));
+            keywords.hits(&crate::pattern::fold_text(text), detectors.len())
+        }
     }
 
     fn slots(&self, index: usize, d: &LoadedDetector, list: List) -> &[Gated] {
@@ -262,23 +273,12 @@ impl Layer1Index {
         cell.get_or_init(|| list.patterns(d).iter().map(|_| Gated::default()).collect())
     }
 
-    /// The patterns of `list` whose gate holds on the text (all of them when
-    /// the text cannot be gated), as compile jobs.
-    fn jobs<'a>(
-        &'a self,
-        index: usize,
-        d: &'a LoadedDetector,
-        list: List,
-        mut gates: Option<&mut GateText<'a>>,
-    ) -> Vec<Job<'a>> {
+    /// The patterns of `list`, as compile jobs.
+    fn jobs<'a>(&'a self, index: usize, d: &'a LoadedDetector, list: List) -> Vec<Job<'a>> {
         list.patterns(d)
             .iter()
             .zip(self.slots(index, d, list))
             .enumerate()
-            .filter(|(_, (p, g))| {
-                let gate = g.gate.get_or_init(|| gate_of(p));
-                gates.as_deref_mut().is_none_or(|t| t.holds(gate))
-            })
             .map(|(position, (pattern, slot))| Job {
                 detector: &d.spec.name,
                 list,
@@ -302,91 +302,99 @@ impl Layer1Index {
         ctx: &ShellContext,
         evidence: Option<&TurnEvidence>,
     ) -> Vec<Layer1Result> {
-        let mut gates = GateText::new(text);
-        let class = TextClass::of(text);
-        let signal_jobs: Vec<Vec<Job>> = hits
-            .iter()
-            .map(|(i, d, keywords)| match d.spec.shell {
-                Some(_) => Vec::new(),
-                None if keywords.is_empty() => Vec::new(),
-                None => self.jobs(*i, d, List::Signals, gates.as_mut()),
-            })
-            .collect();
-        let mut outcomes = run_all(
-            &signal_jobs.iter().flatten().collect::<Vec<_>>(),
-            text,
-            class,
-        )
-        .into_iter();
-        let mut results = Vec::with_capacity(hits.len());
-        let mut bypass_jobs: Vec<Vec<Job>> = Vec::with_capacity(hits.len());
-        let mut overrides: Vec<Vec<&str>> = Vec::with_capacity(hits.len());
+        let mut gates = (GateText::new(text), TextClass::of(text));
         let mut lower: Option<String> = None;
-        for ((index, d, keywords), jobs) in hits.iter().zip(&signal_jobs) {
+        let mut results = Vec::with_capacity(hits.len());
+        for (index, d, keywords) in hits {
             let mut r = Layer1Result {
-                keywords: keywords.clone(),
-                ..Layer1Result::miss(*index)
+                keywords,
+                ..Layer1Result::miss(index)
             };
-            let mut bypasses = Vec::new();
-            let mut overridden = Vec::new();
             if let Some(rules) = &d.spec.shell {
                 r.shell = shell::classify(text, rules, ctx);
                 if let Some(m) = &r.shell {
                     r.signals.push(m.rule_id.clone());
                     r.layer1 = Layer1::Hit;
                 }
-            } else {
-                match matched(jobs, &mut outcomes) {
-                    Ok(matched) => r.signals = ids(List::Signals.patterns(d), matched),
+                results.push(r);
+                continue;
+            }
+            let keyword_hit = !r.keywords.is_empty();
+            if keyword_hit {
+                let jobs = self.jobs(index, d, List::Signals);
+                match self.run(jobs, text, &mut gates, &[]) {
+                    Ok(ids) => r.signals = ids,
                     Err(e) => r.error = Some(e),
                 }
-                let keyword_hit = !keywords.is_empty();
-                let mut hit = r.error.is_some()
-                    || (keyword_hit && d.spec.signals.is_empty())
-                    || !r.signals.is_empty();
-                if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
-                    let lower = lower.get_or_insert_with(|| text.to_lowercase());
-                    let (action_hit, o) = super::evidence::action_hits(d, evidence, lower, &mut r);
-                    hit |= action_hit;
-                    overridden = o;
+            }
+            let mut hit = r.error.is_some()
+                || (keyword_hit && d.spec.signals.is_empty())
+                || !r.signals.is_empty();
+            let mut overridden = Vec::new();
+            if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
+                let lower = lower.get_or_insert_with(|| crate::pattern::fold_text(text));
+                let (action_hit, o) = super::evidence::action_hits(d, evidence, lower, &mut r);
+                hit |= action_hit;
+                overridden = o;
+            }
+            if hit {
+                r.layer1 = Layer1::Hit;
+                let jobs = self.jobs(index, d, List::Bypasses);
+                match self.run(jobs, text, &mut gates, &overridden) {
+                    Ok(ids) => r.bypasses = ids,
+                    Err(e) => r.error = Some(e),
                 }
-                if hit {
-                    r.layer1 = Layer1::Hit;
-                    bypasses = self.jobs(*index, d, List::Bypasses, gates.as_mut());
+                // A bypass an action rule overrides is reported, but clears nothing.
+                if r.bypasses.iter().any(|b| !overridden.contains(&b.as_str())) {
+                    r.layer1 = Layer1::Bypass;
                 }
             }
-            overrides.push(overridden);
             results.push(r);
-            bypass_jobs.push(bypasses);
-        }
-        let mut outcomes = run_all(
-            &bypass_jobs.iter().flatten().collect::<Vec<_>>(),
-            text,
-            class,
-        )
-        .into_iter();
-        for (((r, (_, d, _)), jobs), overridden) in results
-            .iter_mut()
-            .zip(&hits)
-            .zip(&bypass_jobs)
-            .zip(&overrides)
-        {
-            match matched(jobs, &mut outcomes) {
-                Ok(matched) => r.bypasses = ids(List::Bypasses.patterns(d), matched),
-                Err(e) => r.error = Some(e),
-            }
-            // A bypass an action rule overrides is reported, but clears nothing.
-            if r.bypasses.iter().any(|b| !overridden.contains(&b.as_str())) {
-                r.layer1 = Layer1::Bypass;
-            }
         }
         results
     }
-}
 
-fn ids(patterns: &[PatternSpec], matched: Vec<usize>) -> Vec<String> {
-    matched
-        .into_iter()
-        .map(|i| patterns[i].id.clone())
-        .collect()
+    /// The ids of the jobs' patterns that match `text` (with its gate text
+    /// and class), in list order: all of them, or (see [`Matches::First`])
+    /// the first that `overridden` does not name, the shortest tried first.
+    /// A pattern is compiled only where its gate holds. The first invalid
+    /// pattern met is an error naming it.
+    fn run<'a>(
+        &self,
+        mut jobs: Vec<Job<'a>>,
+        text: &str,
+        (gates, class): &mut (GateText<'a>, TextClass),
+        overridden: &[&str],
+    ) -> Result<Vec<String>, String> {
+        if self.matches == Matches::First {
+            jobs.sort_by_key(|j| j.pattern.pattern.len());
+        }
+        let mut matched = Vec::new();
+        let mut error = None;
+        for job in &jobs {
+            if !gates.holds(job.slot.gate.get_or_init(|| gate_of(job.pattern))) {
+                continue;
+            }
+            match job.run(text, *class) {
+                Ok(true) => {
+                    matched.push((job.position, job.pattern.id.clone()));
+                    let counts = !overridden.contains(&job.pattern.id.as_str());
+                    if self.matches == Matches::First && counts {
+                        break;
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        match error {
+            Some(e) => Err(e),
+            None => {
+                matched.sort();
+                Ok(matched.into_iter().map(|(_, id)| id).collect())
+            }
+        }
+    }
 }

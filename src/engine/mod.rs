@@ -9,7 +9,7 @@ mod keyword_index;
 mod layer1;
 
 use evidence::with_computed;
-pub use layer1::{Layer1Index, Layer1Result};
+pub use layer1::{Layer1Index, Layer1Result, Matches};
 
 use crate::config::{Config, Mode};
 use crate::detector::load::{Detector, DetectorError, LoadedDetector, LoadedHead};
@@ -84,6 +84,14 @@ impl Engine {
         }
     }
 
+    /// The engine with Layer 1 looking for the first matching pattern of a
+    /// list only ([`Matches::First`]): the same answers, fewer patterns
+    /// compiled, one id reported per list (`guard hook`).
+    pub fn first_matches(mut self) -> Engine {
+        self.index.set_matches(Matches::First);
+        self
+    }
+
     /// Reads in full every detector with a keyword hit in `keyword_hits`
     /// (from [`Self::keyword_hits`]), and every detector with an action rule
     /// whose conditions hold on the event's actions; the others stay heads.
@@ -126,7 +134,7 @@ impl Engine {
 
     /// The keywords of each detector found in `text`, in engine order.
     pub fn keyword_hits(&self, text: &str) -> Vec<Vec<String>> {
-        self.index.keyword_hits(text, self.detectors.len())
+        self.index.keyword_hits(&self.detectors, text)
     }
 
     /// Layer 1 for every detector that applies to the event, in engine order.

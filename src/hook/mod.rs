@@ -332,7 +332,7 @@ fn evaluate(
     let (heads, unknown) = load::heads_lenient(cfg).map_err(|e| e.to_string())?;
     ctx.errors.extend(unknown.iter().map(ToString::to_string));
     fault::at(Stage::Judge);
-    let engine = Engine::of_heads(heads, event);
+    let engine = Engine::of_heads(heads, event).first_matches();
     let subject = Engine::subject(event, cfg);
     let hits = engine.keyword_hits(&subject);
     let engine = engine.read_hits(&hits).map_err(|e| e.to_string())?;

@@ -12,9 +12,10 @@
 //!
 //! Soundness: a gate may hold where its pattern does not match, never the
 //! reverse. Patterns match case-insensitively (Unicode simple case folding),
-//! so atoms are ASCII-lowercased and hold no cased non-ASCII letter (a
-//! literal is cut there), and a text holding one of the two non-ASCII
-//! letters that fold to an ASCII one (`ſ`, the Kelvin sign) is not gated.
+//! so atoms and texts are both folded by [`fold`], which maps the letters
+//! of one case-folding class to one letter: `Коммит`, `КОММИТ` and
+//! `коммит` all become `коммит`, and a Russian pattern's gate does not hold
+//! on an English text.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 use std::collections::HashMap;
@@ -92,23 +93,22 @@ pub struct GateText<'g> {
 }
 
 impl<'g> GateText<'g> {
-    /// `None` when the text holds a non-ASCII letter that case-folds to an
-    /// ASCII one: then no gate can be trusted, and every pattern is run.
-    pub fn new(text: &str) -> Option<GateText<'g>> {
-        if text.contains(['\u{17F}', '\u{212A}']) {
-            return None;
-        }
-        let lowered = text.as_bytes().to_ascii_lowercase();
+    /// The text, folded (see [`fold`]).
+    pub fn new(text: &str) -> GateText<'g> {
+        let lowered = match text.is_ascii() {
+            true => text.as_bytes().to_ascii_lowercase(),
+            false => fold_text(text).into_bytes(),
+        };
         let mut pairs = vec![0u64; 1 << 10];
         for w in lowered.windows(2) {
             let pair = usize::from(w[0]) << 8 | usize::from(w[1]);
             pairs[pair >> 6] |= 1 << (pair & 63);
         }
-        Some(GateText {
+        GateText {
             lowered,
             pairs,
             seen: HashMap::default(),
-        })
+        }
     }
 
     /// Whether an encoded gate (see [`Gate::encode`]) holds; a malformed
@@ -180,16 +180,67 @@ fn of_hir(hir: &Hir) -> Gate {
     }
 }
 
-/// A literal's atoms: the runs between cased non-ASCII letters (whose case
-/// variants ASCII lowercasing cannot join), ASCII-lowercased.
+/// A literal's atom: the literal, folded.
 fn atoms(literal: &str) -> Gate {
-    let pieces = literal
-        .split(|c: char| !c.is_ascii() && (c.is_lowercase() || c.is_uppercase()))
-        .filter(|p| !p.is_empty())
-        .map(|p| Gate::Atom(p.to_ascii_lowercase()))
-        .collect();
-    all(pieces)
+    match literal.is_empty() {
+        true => Gate::Always,
+        false => Gate::Atom(literal.chars().map(fold).collect()),
+    }
 }
+
+/// `text` with every character folded (see [`fold`]): the form in which
+/// keywords are kept and texts searched for them.
+pub fn fold_text(text: &str) -> String {
+    text.chars().map(fold).collect()
+}
+
+/// The one letter that stands for `c`'s case-folding class (the characters
+/// a case-insensitive pattern treats as `c`): its lowercase, except for the
+/// classes whose members lowercase differently (`ς` and `σ`, `ſ` and `s`),
+/// listed in [`FOLD_EXCEPTIONS`]. A test checks every character.
+pub fn fold(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_lowercase();
+    }
+    if let Ok(i) = FOLD_EXCEPTIONS.binary_search_by_key(&c, |&(from, _)| from) {
+        return FOLD_EXCEPTIONS[i].1;
+    }
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+/// The characters whose lowercase is not their class's letter, with that
+/// letter (the lowercase most of the class shares), sorted.
+const FOLD_EXCEPTIONS: [(char, char); 25] = [
+    ('\u{B5}', '\u{3BC}'),
+    ('\u{17F}', 's'),
+    ('\u{345}', '\u{3B9}'),
+    ('\u{3C2}', '\u{3C3}'),
+    ('\u{3D0}', '\u{3B2}'),
+    ('\u{3D1}', '\u{3B8}'),
+    ('\u{3D5}', '\u{3C6}'),
+    ('\u{3D6}', '\u{3C0}'),
+    ('\u{3F0}', '\u{3BA}'),
+    ('\u{3F1}', '\u{3C1}'),
+    ('\u{3F5}', '\u{3B5}'),
+    ('\u{1C80}', '\u{432}'),
+    ('\u{1C81}', '\u{434}'),
+    ('\u{1C82}', '\u{43E}'),
+    ('\u{1C83}', '\u{441}'),
+    ('\u{1C84}', '\u{442}'),
+    ('\u{1C85}', '\u{442}'),
+    ('\u{1C86}', '\u{44A}'),
+    ('\u{1C87}', '\u{463}'),
+    ('\u{1C88}', '\u{A64B}'),
+    ('\u{1E9B}', '\u{1E61}'),
+    ('\u{1FBE}', '\u{3B9}'),
+    ('\u{1FD3}', '\u{390}'),
+    ('\u{1FE3}', '\u{3B0}'),
+    ('\u{FB06}', '\u{FB05}'),
+];
 
 fn of_class(class: &Class) -> Gate {
     let Class::Unicode(class) = class else {
@@ -249,7 +300,7 @@ mod tests {
 
     fn holds(pattern: &str, text: &str) -> bool {
         let code = Gate::of_pattern(pattern).encode();
-        GateText::new(text).unwrap().holds(&code)
+        GateText::new(text).holds(&code)
     }
 
     #[test]
@@ -274,37 +325,32 @@ mod tests {
     }
 
     #[test]
-    fn cased_non_ascii_letters_cut_a_literal() {
-        // "opción" may be written "OPCIÓN": the gate asks only for "opci" and "n".
+    fn letters_of_one_case_folding_class_meet() {
         assert!(holds("opción", "OPCIÓN"));
+        assert!(holds("коммит", "КОММИТ сделан"));
+        assert!(holds("ΣΟΦΟΣ", "σοφος"));
+        assert!(holds("shall", "ſhall I commit"));
+        assert!(holds("keep", "\u{212A}eep"));
         assert!(holds("コミットします", "コミットします"));
         assert!(!holds("コミットします", "プッシュします"));
+        // A Cyrillic pattern's gate does not hold on an English text.
+        assert!(!holds("закоммитить (?:commit)?", "shall I commit?"));
     }
 
+    /// Every character folds to the letter of its case-folding class, as
+    /// the engine's case-insensitive matching defines the class.
     #[test]
-    fn texts_with_letters_folding_to_ascii_are_not_gated() {
-        // (?i)s matches 'ſ' and (?i)k the Kelvin sign.
-        assert!(GateText::new("ſhall I commit").is_none());
-        assert!(GateText::new("\u{212A}eep").is_none());
-    }
-
-    #[test]
-    fn only_those_two_non_ascii_letters_fold_to_ascii_letters() {
-        let hir = regex_syntax::ParserBuilder::new()
-            .case_insensitive(true)
-            .build()
-            .parse("[a-z]")
-            .unwrap();
-        let HirKind::Class(Class::Unicode(class)) = hir.kind() else {
-            panic!("a class")
-        };
-        let non_ascii: Vec<char> = class
-            .ranges()
-            .iter()
-            .flat_map(|r| r.start()..=r.end())
-            .filter(|c| !c.is_ascii())
-            .collect();
-        assert_eq!(non_ascii, vec!['\u{17F}', '\u{212A}']);
+    fn fold_agrees_with_case_insensitive_matching() {
+        use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let mut class = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);
+            class.case_fold_simple();
+            for m in class.ranges().iter().flat_map(|r| r.start()..=r.end()) {
+                assert_eq!(fold(m), fold(c), "{c:?} and {m:?}");
+            }
+        }
+        let exceptions: Vec<char> = FOLD_EXCEPTIONS.iter().map(|e| e.0).collect();
+        assert!(exceptions.is_sorted(), "FOLD_EXCEPTIONS must stay sorted");
     }
 
     #[test]
@@ -315,11 +361,11 @@ mod tests {
             code,
             "&3:'5:next |2:'4:step'4:task|3:'6:commit'4:push'3:1:2"
         );
-        let mut text = GateText::new("NEXT step: commit").unwrap();
+        let mut text = GateText::new("NEXT step: commit");
         assert!(text.holds(&code));
-        let mut text = GateText::new("next task: 1:2").unwrap();
+        let mut text = GateText::new("next task: 1:2");
         assert!(text.holds(&code));
-        let mut text = GateText::new("next step: merge").unwrap();
+        let mut text = GateText::new("next step: merge");
         assert!(!text.holds(&code));
         // Malformed: holds (the pattern is run).
         assert!(text.holds("&2:'3:abc"));
