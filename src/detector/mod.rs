@@ -73,7 +73,9 @@ impl Keywords {
     /// Adds a keyword, case-folded (its separator characters dropped).
     pub fn push(&mut self, keyword: &str) {
         let all = self.0.to_mut();
-        all.push(KEYWORD_SEPARATOR);
+        if !all.is_empty() {
+            all.push(KEYWORD_SEPARATOR);
+        }
         all.extend(
             crate::pattern::fold_text(keyword)
                 .chars()
