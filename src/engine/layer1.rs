@@ -152,7 +152,8 @@ pub enum Matches {
     /// The first, trying the shortest patterns first (`guard hook`: one
     /// signal is enough for a hit, one bypass that no action rule
     /// overrides for a bypass, and on a hit, compiling the patterns is
-    /// most of the work).
+    /// most of the work). A user's patterns always run, so that their
+    /// errors show.
     First,
 }
 
@@ -356,7 +357,8 @@ impl Layer1Index {
 
     /// The ids of the jobs' patterns that match `text` (with its gate text
     /// and class), in list order: all of them, or (see [`Matches::First`])
-    /// the first that `overridden` does not name, the shortest tried first.
+    /// the first built-in one that `overridden` does not name, the shortest
+    /// tried first, and every one of the user's (whose errors must show).
     /// A pattern is compiled only where its gate holds. The first invalid
     /// pattern met is an error naming it.
     fn run<'a>(
@@ -371,7 +373,13 @@ impl Layer1Index {
         }
         let mut matched = Vec::new();
         let mut error = None;
+        let mut found = false;
         for job in &jobs {
+            // A user's pattern always runs: its errors are reported.
+            let users = job.pattern.builtin_gate.is_none();
+            if found && !users {
+                continue;
+            }
             if !gates.holds(job.slot.gate.get_or_init(|| gate_of(job.pattern))) {
                 continue;
             }
@@ -379,9 +387,7 @@ impl Layer1Index {
                 Ok(true) => {
                     matched.push((job.position, job.pattern.id.clone()));
                     let counts = !overridden.contains(&job.pattern.id.as_str());
-                    if self.matches == Matches::First && counts {
-                        break;
-                    }
+                    found |= self.matches == Matches::First && counts;
                 }
                 Ok(false) => {}
                 Err(e) => {
