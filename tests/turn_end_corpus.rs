@@ -1,7 +1,8 @@
 //! Measures the five built-in turn-end detectors' Layer 1 against the labeled
 //! tuning corpora: `tests/corpus/turn-end.yaml` (en, ja, es),
 //! `tests/corpus/turn-end-langs.yaml` (de, fr, pt, ru, uk, zh, ko) and the
-//! tuning half of the real turns, `tests/corpus/real-turns/tune.yaml`. The
+//! tuning half of the real turns, `tests/corpus/real-turns/tune.yaml`, and the
+//! turns with their actions (edits, commands), `tests/corpus/turn-end-actions.yaml`. The
 //! held-out parts (`tests/corpus/heldout/`, `real-turns/heldout.yaml`) are
 //! measured with `guard eval --heldout`, never here: a test over them would
 //! invite tuning on them.
@@ -83,8 +84,20 @@ fn load_detectors() -> Vec<DetectorSpec> {
 
 /// Layer 1 of every turn-end detector on one text: (outcome, matched ids) per detector.
 fn layer1(engine: &Engine, config: &Config, text: &str) -> Vec<(Layer1, Vec<String>)> {
+    layer1_with(engine, config, text, None)
+}
+
+/// [`layer1`] on a turn whose actions are known (`None`: an agent without a
+/// transcript, the text alone), as `guard eval` gives a case's `actions`.
+fn layer1_with(
+    engine: &Engine,
+    config: &Config,
+    text: &str,
+    actions: Option<guard::actions::TurnActions>,
+) -> Vec<(Layer1, Vec<String>)> {
     let mut event = Event::new("generic", EventKind::Stop);
     event.text = Some(text.to_string());
+    event.actions = actions;
     let subject = Engine::subject(&event, config);
     let mut out = vec![(Layer1::Miss, Vec::new()); TURN_END_DETECTORS.len()];
     for r in engine.layer1(&event, &subject, &ShellContext::default()) {
@@ -114,6 +127,28 @@ fn load_eval_corpus(name: &str) -> Vec<(String, String, String, Vec<String>)> {
         .into_iter()
         .filter_map(|c| match c {
             guard::eval::corpus::Case::TurnEnd(t) => Some((t.id, t.lang, t.text, t.must_block)),
+            guard::eval::corpus::Case::PreTool(_) => None,
+        })
+        .collect()
+}
+
+/// A tuning corpus whose cases carry the turn's actions, as (case, actions).
+fn load_action_corpus(
+    name: &str,
+) -> Vec<(
+    (String, String, String, Vec<String>),
+    Option<guard::actions::TurnActions>,
+)> {
+    let path = root().join("tests/corpus").join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    guard::eval::corpus::parse(name, &text)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .filter_map(|c| match c {
+            guard::eval::corpus::Case::TurnEnd(t) => {
+                let actions = guard::eval::turn_actions(&t.actions);
+                Some(((t.id, t.lang, t.text, t.must_block), actions))
+            }
             guard::eval::corpus::Case::PreTool(_) => None,
         })
         .collect()
@@ -180,6 +215,16 @@ impl TurnRun {
 }
 
 fn run_turns(cases: &[(String, String, String, Vec<String>)]) -> TurnRun {
+    let with: Vec<_> = cases.iter().map(|c| (c.clone(), None)).collect();
+    run_turns_with(&with)
+}
+
+fn run_turns_with(
+    cases: &[(
+        (String, String, String, Vec<String>),
+        Option<guard::actions::TurnActions>,
+    )],
+) -> TurnRun {
     let (engine, names) = engine();
     let config = Config::default();
     let mut r = TurnRun {
@@ -191,8 +236,8 @@ fn run_turns(cases: &[(String, String, String, Vec<String>)]) -> TurnRun {
         misses: Vec::new(),
         false_hits: Vec::new(),
     };
-    for (id, _, text, must_block) in cases {
-        let out = layer1(&engine, &config, text);
+    for ((id, _, text, must_block), actions) in cases {
+        let out = layer1_with(&engine, &config, text, actions.clone());
         let of = |name: &String| &out[names.iter().position(|n| n == name).unwrap()];
         if must_block.is_empty() {
             r.ordinary += 1;
@@ -471,6 +516,10 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         let r = run_turns(&load_eval_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
     }
+    for name in ["turn-end-actions.yaml"] {
+        let r = run_turns_with(&load_action_corpus(name));
+        errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
+    }
     assert!(errors.is_empty(), "{errors:#?}");
 }
 
@@ -480,6 +529,23 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
 #[test]
 fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
+}
+
+/// Turns with their actions (edits, commands): the action rules send turns
+/// that edited code and talk about something that was wrong, or propose a
+/// commit without a check after the last edit, to the judge, and let
+/// ordinary feature, refactor and docs turns with edits through.
+#[test]
+fn layer1_meets_the_targets_on_turns_with_actions() {
+    let cases = load_action_corpus("turn-end-actions.yaml");
+    assert!(cases.len() >= 150, "{} cases", cases.len());
+    assert!(cases.iter().all(|(_, a)| a.is_some()), "every case has actions");
+    let langs: std::collections::BTreeSet<&str> =
+        cases.iter().map(|((_, l, _, _), _)| l.as_str()).collect();
+    assert_eq!(langs.len(), 10, "{langs:?}");
+    let r = run_turns_with(&cases);
+    assert!(r.bypass_errors.is_empty(), "{:?}", r.bypass_errors);
+    r.check("turn-end-actions.yaml", RECALL_TARGET, 0.93);
 }
 
 /// The whole-process benchmark's miss payload (bench/compare.sh) must stay a
