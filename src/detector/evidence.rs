@@ -154,9 +154,10 @@ impl TurnEvidence {
 fn lowercase<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     let mut list = Vec::<String>::deserialize(d)?;
     for k in &mut list {
-        match k.is_ascii() {
-            true => k.make_ascii_lowercase(),
-            false => *k = crate::pattern::fold_text(k),
+        if k.is_ascii() {
+            k.make_ascii_lowercase();
+        } else if k.chars().any(|c| crate::pattern::fold(c) != c) {
+            *k = crate::pattern::fold_text(k);
         }
     }
     Ok(list)

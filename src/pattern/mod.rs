@@ -7,7 +7,7 @@ mod ascii;
 mod gate;
 mod matcher;
 
-pub use gate::{fold_text, Gate, GateText};
+pub use gate::{fold, fold_text, Gate, GateText};
 pub use matcher::{Matcher, TextClass};
 
 use serde::Deserialize;
