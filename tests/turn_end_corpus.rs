@@ -539,7 +539,10 @@ fn layer1_holds_a_floor_on_real_turns() {
 fn layer1_meets_the_targets_on_turns_with_actions() {
     let cases = load_action_corpus("turn-end-actions.yaml");
     assert!(cases.len() >= 150, "{} cases", cases.len());
-    assert!(cases.iter().all(|(_, a)| a.is_some()), "every case has actions");
+    assert!(
+        cases.iter().all(|(_, a)| a.is_some()),
+        "every case has actions"
+    );
     let langs: std::collections::BTreeSet<&str> =
         cases.iter().map(|((_, l, _, _), _)| l.as_str()).collect();
     assert_eq!(langs.len(), 10, "{langs:?}");

@@ -105,10 +105,7 @@ impl Job<'_> {
     /// Whether the pattern matches `text` (of class `class`); the error
     /// names the detector and pattern.
     fn run(&self, text: &str, class: TextClass) -> Result<bool, String> {
-        match self.compile_for(class) {
-            Ok(m) => Ok(m.is_match(text)),
-            Err(e) => Err(e.clone()),
-        }
+        (self.compile_for(class).map(|m| m.is_match(text))).map_err(String::clone)
     }
 
     fn compile(&self) -> &Result<Matcher, String> {
@@ -395,12 +392,7 @@ impl Layer1Index {
                 }
             }
         }
-        match error {
-            Some(e) => Err(e),
-            None => {
-                matched.sort();
-                Ok(matched.into_iter().map(|(_, id)| id).collect())
-            }
-        }
+        matched.sort();
+        error.map_or_else(|| Ok(matched.into_iter().map(|(_, id)| id).collect()), Err)
     }
 }
