@@ -79,8 +79,8 @@ fn of<'a>(
     results.iter().find(|r| r.0 == name).unwrap()
 }
 
-/// A completion claim with no "fix" or "bug" word.
-const DONE: &str = "Done. The importer handles empty rows now and the summary page renders.";
+/// A claim that a defect is gone, with no "fix" or "bug" word.
+const DONE: &str = "Done. The importer no longer drops empty rows and the summary page renders.";
 
 #[test]
 fn edit_and_claim_send_both_bugfix_detectors_to_the_judge() {
@@ -92,7 +92,14 @@ fn edit_and_claim_send_both_bugfix_detectors_to_the_judge() {
     for name in [SHALLOW, REPRO] {
         let r = of(&with, name);
         assert_eq!(r.1, Layer1::Hit, "{name}: {with:?}");
-        assert!(r.2.contains(&"action:edited-and-reports-done".to_string()));
+        assert!(r.2.contains(&"action:edited-and-talks-about-a-defect".to_string()));
+    }
+    // An edit and a completion claim with no defect in it (a feature): no
+    // bug fix is reported, the bug-fix detectors stay quiet.
+    let feature = "Done. Added the CSV export and documented it in the README.";
+    let with = layer1(&e, &stop(feature, Some(vec![edit("src/export.rs")])));
+    for name in [SHALLOW, REPRO] {
+        assert_eq!(of(&with, name).1, Layer1::Miss, "{name}: {with:?}");
     }
     // Actions with no edit: text-only behaviour.
     let no_edit = layer1(&e, &stop(DONE, Some(vec![run("ls", 0)])));
@@ -299,7 +306,7 @@ fn the_hook_path_reads_action_rule_detectors_only_for_events_with_actions() {
             engine.evaluate_hits(event, &config, &opts, &text, hits),
         )
     };
-    let text = "Ready. The importer handles empty rows now.";
+    let text = "Ready. Empty rows were dropped, which was wrong; now they are kept.";
     let (read, verdict) = run(&stop(text, None));
     assert!(!read.iter().any(|n| n == SHALLOW || n == REPRO), "{read:?}");
     assert!(verdict.detectors.iter().all(|d| d.layer1 == Layer1::Miss));
