@@ -11,9 +11,9 @@
 //!
 //! ```yaml
 //! actions:
-//!   - id: edited-and-claims-done
+//!   - id: edited-and-talks-about-a-defect
 //!     when: [edited]
-//!     keywords: [done, works, pass]
+//!     keywords: [crash, wrong, no longer, instead of]
 //! ```
 //!
 //! makes Layer 1 a hit (the judge is asked) when every condition of `when`
