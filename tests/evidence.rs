@@ -92,7 +92,9 @@ fn edit_and_claim_send_both_bugfix_detectors_to_the_judge() {
     for name in [SHALLOW, REPRO] {
         let r = of(&with, name);
         assert_eq!(r.1, Layer1::Hit, "{name}: {with:?}");
-        assert!(r.2.contains(&"action:edited-and-talks-about-a-defect".to_string()));
+        assert!(r
+            .2
+            .contains(&"action:edited-and-talks-about-a-defect".to_string()));
     }
     // An edit and a completion claim with no defect in it (a feature): no
     // bug fix is reported, the bug-fix detectors stay quiet.

@@ -10,14 +10,16 @@
 //!
 //! Each keyword of four bytes or more is anchored on its rarest four-byte
 //! window (scored by English letter frequency: `commit` on `mmit`, not on
-//! the `the ` of `the pr`); a keyword of three bytes on every window it can
-//! start. The scan ([`scan`]) reads the four bytes at each
+//! the `the ` of `the pr`). The scan ([`scan`]) reads the four bytes at each
 //! position as one word, folds ASCII case by setting bit 5 of each byte (a
 //! superset of case-insensitive equality: a match is confirmed byte by byte
 //! after), and tests two bits of one filter word named by two
 //! multiplicative hashes ([`probe`]); only the rare positions that pass
 //! look up a 12-bit bucket and compare keywords. Keywords of one or two
-//! bytes (`rm`, `v2`) are found with `memchr` on their rarest byte.
+//! bytes (`rm`, `v2`) are found with `memchr` on their rarest byte, and
+//! those of three (`git`, `fix`) with `memmem` in the text lowercased: an
+//! anchor for each window a three-byte keyword can start (128 each) made
+//! them most of the cost of building a set.
 
 mod scan;
 
@@ -47,19 +49,12 @@ impl Anchors {
             let (word, bits) = probe(window);
             filter[word] |= bits;
         }
-        // Each keyword once per bucket (a three-byte keyword's windows may
-        // share one), in id order: the entries come in id order, and a
-        // counting sort into buckets keeps it (a comparison sort of the
-        // ~3000 entries was a quarter of a hook's own work).
-        let mut last = vec![u32::MAX; BUCKETS];
-        let mut kept: Vec<(usize, u32)> = Vec::with_capacity(entries.len());
-        for &(window, id) in entries {
-            let b = bucket(window);
-            if last[b] != id {
-                last[b] = id;
-                kept.push((b, id));
-            }
-        }
+        // In id order: the entries come in id order, and a counting sort
+        // into buckets keeps it (a comparison sort was a quarter of a
+        // hook's own work).
+        let kept: Vec<(usize, u32)> = (entries.iter())
+            .map(|&(window, id)| (bucket(window), id))
+            .collect();
         let mut starts = vec![0u32; BUCKETS + 1];
         for &(b, _) in &kept {
             starts[b + 1] += 1;
@@ -207,15 +202,11 @@ pub struct KeywordSet {
     anchor_at: Vec<u32>,
     /// Each keyword's anchor window, case folded (see [`probe`]).
     anchor_word: Vec<u32>,
-    /// The bytes of a window that must equal `anchor_word`: all four, or
-    /// the first three for a keyword of three bytes.
-    anchor_mask: Vec<u32>,
-    /// Keywords of three bytes or more, by anchor.
+    /// Keywords of four bytes or more, by anchor.
     anchors: Option<Anchors>,
     /// Ids of the keywords of one or two bytes.
     short: Vec<u32>,
-    /// Ids of the keywords of three bytes: a window holds them only when a
-    /// byte follows, so the text's last three bytes are checked apart.
+    /// Ids of the keywords of three bytes.
     three: Vec<u32>,
 }
 
@@ -236,7 +227,6 @@ impl KeywordSet {
         }
         let mut anchor_at = vec![0u32; spans.len()];
         let mut anchor_word = vec![0u32; spans.len()];
-        let mut anchor_mask = vec![u32::MAX; spans.len()];
         let mut entries = Vec::with_capacity(spans.len());
         let mut short = Vec::new();
         let mut three = Vec::new();
@@ -245,19 +235,7 @@ impl KeywordSet {
             match kw.len() {
                 0 => {}
                 1 | 2 => short.push(id as u32),
-                3 => {
-                    // Anchored on each window it can start: its bytes and
-                    // any fourth byte (128 once case is folded). One scan
-                    // then finds it where a pass of `memchr` per keyword
-                    // stopped at every `g` of a text for `gut`.
-                    three.push(id as u32);
-                    anchor_word[id] = pack(&[kw[0], kw[1], kw[2], 0]) | 0x0020_2020;
-                    anchor_mask[id] = 0x00FF_FFFF;
-                    for next in (0..=u8::MAX).filter(|b| b & 0x20 != 0) {
-                        let window = anchor_word[id] | u32::from(next) << 24;
-                        entries.push((window, id as u32));
-                    }
-                }
+                3 => three.push(id as u32),
                 _ => {
                     let at = rarest_window(kw);
                     anchor_at[id] = at as u32;
@@ -271,7 +249,6 @@ impl KeywordSet {
             spans,
             anchor_at,
             anchor_word,
-            anchor_mask,
             anchors: Anchors::new(&entries),
             short,
             three,

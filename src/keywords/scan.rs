@@ -29,10 +29,10 @@ impl KeywordSet {
         if let Some(anchors) = &self.anchors {
             self.scan(anchors, t, &mut seen);
         }
-        // A three-byte keyword that ends the text has no window.
-        if let Some(start) = t.len().checked_sub(3) {
+        if !self.three.is_empty() {
+            let lower = t.to_ascii_lowercase();
             for &id in self.three.iter() {
-                if starts_with_ignore_case(&t[start..], self.keyword(id as usize)) {
+                if let Some(start) = memchr::memmem::find(&lower, self.keyword(id as usize)) {
                     seen.record(id as usize, start);
                 }
             }
@@ -90,7 +90,7 @@ impl KeywordSet {
         }
         for &id in anchors.get(window) {
             let id = id as usize;
-            if (window ^ self.anchor_word[id]) & self.anchor_mask[id] != 0 {
+            if window != self.anchor_word[id] {
                 continue;
             }
             let Some(start) = i.checked_sub(self.anchor_at[id] as usize) else {
