@@ -120,19 +120,11 @@ fn load_corpus() -> Vec<Case> {
 /// A tuning corpus in `guard eval`'s format (extra fields such as `source`
 /// and `ambiguous` allowed), as (id, lang, text, detectors that must block).
 fn load_eval_corpus(name: &str) -> Vec<(String, String, String, Vec<String>)> {
-    let path = root().join("tests/corpus").join(name);
-    let text = std::fs::read_to_string(&path).unwrap();
-    guard::eval::corpus::parse(name, &text)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .into_iter()
-        .filter_map(|c| match c {
-            guard::eval::corpus::Case::TurnEnd(t) => Some((t.id, t.lang, t.text, t.must_block)),
-            guard::eval::corpus::Case::PreTool(_) => None,
-        })
-        .collect()
+    load_action_corpus(name).into_iter().map(|(c, _)| c).collect()
 }
 
-/// A tuning corpus whose cases carry the turn's actions, as (case, actions).
+/// A tuning corpus in `guard eval`'s format, with each case's actions (if
+/// any), as (case, actions).
 fn load_action_corpus(
     name: &str,
 ) -> Vec<(
@@ -512,11 +504,8 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "turn-end.yaml",
         "turn-end-langs.yaml",
         "real-turns/tune.yaml",
+        "turn-end-actions.yaml",
     ] {
-        let r = run_turns(&load_eval_corpus(name));
-        errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
-    }
-    for name in ["turn-end-actions.yaml"] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
     }
