@@ -120,7 +120,10 @@ fn load_corpus() -> Vec<Case> {
 /// A tuning corpus in `guard eval`'s format (extra fields such as `source`
 /// and `ambiguous` allowed), as (id, lang, text, detectors that must block).
 fn load_eval_corpus(name: &str) -> Vec<(String, String, String, Vec<String>)> {
-    load_action_corpus(name).into_iter().map(|(c, _)| c).collect()
+    load_action_corpus(name)
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect()
 }
 
 /// A tuning corpus in `guard eval`'s format, with each case's actions (if

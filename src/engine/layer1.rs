@@ -301,7 +301,6 @@ impl Layer1Index {
         evidence: Option<&TurnEvidence>,
     ) -> Vec<Layer1Result> {
         let mut gates = (GateText::new(text), TextClass::of(text));
-        let mut lower: Option<String> = None;
         let mut results = Vec::with_capacity(hits.len());
         for (index, d, keywords) in hits {
             let mut r = Layer1Result {
@@ -330,7 +329,7 @@ impl Layer1Index {
                 || !r.signals.is_empty();
             let mut overridden = Vec::new();
             if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
-                let lower = lower.get_or_insert_with(|| crate::pattern::fold_text(text));
+                let lower = gates.0.folded();
                 let (action_hit, o) = super::evidence::action_hits(d, evidence, lower, &mut r);
                 hit |= action_hit;
                 overridden = o;

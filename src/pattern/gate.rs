@@ -111,6 +111,12 @@ impl<'g> GateText<'g> {
         }
     }
 
+    /// The text, folded (see [`fold_text`]).
+    pub fn folded(&self) -> &str {
+        // Folded from a `&str`, character by character: UTF-8 still.
+        std::str::from_utf8(&self.lowered).unwrap_or_default()
+    }
+
     /// Whether an encoded gate (see [`Gate::encode`]) holds; a malformed
     /// one holds (the pattern is then compiled and run).
     pub fn holds(&mut self, encoded: &'g str) -> bool {
