@@ -52,19 +52,17 @@ impl Anchors {
         // In id order: the entries come in id order, and a counting sort
         // into buckets keeps it (a comparison sort was a quarter of a
         // hook's own work).
-        let kept: Vec<(usize, u32)> = (entries.iter())
-            .map(|&(window, id)| (bucket(window), id))
-            .collect();
         let mut starts = vec![0u32; BUCKETS + 1];
-        for &(b, _) in &kept {
-            starts[b + 1] += 1;
+        for &(window, _) in entries {
+            starts[bucket(window) + 1] += 1;
         }
         for b in 0..BUCKETS {
             starts[b + 1] += starts[b];
         }
         let mut next = starts.clone();
-        let mut ids = vec![0u32; kept.len()];
-        for &(b, id) in &kept {
+        let mut ids = vec![0u32; entries.len()];
+        for &(window, id) in entries {
+            let b = bucket(window);
             ids[next[b] as usize] = id;
             next[b] += 1;
         }

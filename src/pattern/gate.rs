@@ -95,10 +95,7 @@ pub struct GateText<'g> {
 impl<'g> GateText<'g> {
     /// The text, folded (see [`fold`]).
     pub fn new(text: &str) -> GateText<'g> {
-        let lowered = match text.is_ascii() {
-            true => text.as_bytes().to_ascii_lowercase(),
-            false => fold_text(text).into_bytes(),
-        };
+        let lowered = fold_text(text).into_bytes();
         let mut pairs = vec![0u64; 1 << 10];
         for w in lowered.windows(2) {
             let pair = usize::from(w[0]) << 8 | usize::from(w[1]);
@@ -174,7 +171,7 @@ fn of_hir(hir: &Hir) -> Gate {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => Gate::Always,
         HirKind::Literal(lit) => match std::str::from_utf8(&lit.0) {
-            Ok(text) => atoms(text),
+            Ok(text) => atom(text),
             Err(_) => Gate::Always,
         },
         HirKind::Class(class) => of_class(class),
@@ -187,17 +184,20 @@ fn of_hir(hir: &Hir) -> Gate {
 }
 
 /// A literal's atom: the literal, folded.
-fn atoms(literal: &str) -> Gate {
+fn atom(literal: &str) -> Gate {
     match literal.is_empty() {
         true => Gate::Always,
-        false => Gate::Atom(literal.chars().map(fold).collect()),
+        false => Gate::Atom(fold_text(literal)),
     }
 }
 
 /// `text` with every character folded (see [`fold`]): the form in which
 /// keywords are kept and texts searched for them.
 pub fn fold_text(text: &str) -> String {
-    text.chars().map(fold).collect()
+    match text.is_ascii() {
+        true => text.to_ascii_lowercase(),
+        false => text.chars().map(fold).collect(),
+    }
 }
 
 /// The one letter that stands for `c`'s case-folding class (the characters
@@ -260,7 +260,7 @@ fn of_class(class: &Class) -> Gate {
         }
         chars.extend((range.start()..=range.end()).map(String::from));
     }
-    any(chars.iter().map(|c| atoms(c)).collect())
+    any(chars.iter().map(|c| atom(c)).collect())
 }
 
 fn all(gates: Vec<Gate>) -> Gate {
