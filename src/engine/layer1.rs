@@ -159,7 +159,7 @@ pub struct Layer1Index {
     /// Whether each detector's keywords are looked for.
     wanted: Vec<bool>,
     /// How many matching patterns of a list are looked for.
-    matches: Matches,
+    pub(super) matches: Matches,
     /// The keyword index over the wanted detectors' ASCII keywords only, for
     /// a pure-ASCII text (most turns), in which no other keyword can
     /// occur: half the built-in ones are not ASCII, and indexing them is
@@ -219,11 +219,6 @@ impl Layer1Index {
             all_keywords: OnceLock::new(),
             compiled: detectors.iter().map(|_| Compiled::default()).collect(),
         }
-    }
-
-    /// Sets how many matching patterns of a list are looked for.
-    pub fn set_matches(&mut self, matches: Matches) {
-        self.matches = matches;
     }
 
     /// The pattern errors met so far (patterns are compiled on first use),

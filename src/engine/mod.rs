@@ -88,7 +88,7 @@ impl Engine {
     /// list only ([`Matches::First`]): the same answers, fewer patterns
     /// compiled, one id reported per list (`guard hook`).
     pub fn first_matches(mut self) -> Engine {
-        self.index.set_matches(Matches::First);
+        self.index.matches = Matches::First;
         self
     }
 
