@@ -5,8 +5,8 @@
 //! line `["<stem>",<content>]` per file in name order; `*-heads.jsonl`, the
 //! part of each that a hook reads of all (Layer 1's keyword pass, with the
 //! keywords case-folded in one string; agent detection); `*-gates.jsonl`,
-//! the literal gates of the signals and bypasses, encoded by the engine's
-//! own `src/pattern/gate.rs`. `src/builtin.rs` embeds them; bad YAML fails.
+//! the literal gates of the signals and bypasses (the text's and the
+//! request's), encoded by the engine's own `src/pattern/gate.rs`. `src/builtin.rs` embeds them; bad YAML fails.
 
 #[allow(dead_code)] // Only `Gate::of_pattern` and `fold_text` are used here.
 #[path = "src/pattern/gate.rs"]
@@ -58,7 +58,11 @@ fn main() {
                     .map(|p| gate::Gate::of_pattern(p).encode())
                     .collect()
             };
-            let lists = json!({"signals": gates_of("signals"), "bypasses": gates_of("bypasses")});
+            let lists = json!({
+                "signals": gates_of("signals"),
+                "bypasses": gates_of("bypasses"),
+                "request_bypasses": gates_of("request_bypasses"),
+            });
             gates.push_str(&format!("{}\n", json!([stem, lists])));
             entries.push_str(&format!("{}\n", json!([stem, value])));
         }

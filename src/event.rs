@@ -133,7 +133,10 @@ pub struct Event {
     pub loop_count: Option<u64>,
     /// The tool, for tool kinds.
     pub tool: Option<Tool>,
-    /// The user's prompt, for `prompt_submit`.
+    /// The user's prompt: for `prompt_submit`, the subject; for turn ends,
+    /// the request that started the turn, when the payload or the
+    /// transcript gives it (read by the detectors' request bypasses and
+    /// shown to the judge among guard's facts).
     pub prompt: Option<String>,
     /// The payload as received.
     #[serde(skip)]

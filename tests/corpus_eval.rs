@@ -155,3 +155,36 @@ fn the_whole_pipeline_with_an_oracle_judge() {
         );
     }
 }
+
+/// The user's request that started a turn (`prompt`) clears a commit, push
+/// or deploy the user asked for, and only that: a request that forbids or
+/// conditions the step, or asks for something else, clears nothing. Without
+/// the requests, the same turns send the asked-for steps to the judge.
+#[test]
+fn a_step_the_user_asked_for_is_no_new_proposal() {
+    let sb = Sandbox::new();
+    let detector = |v: &Value| -> Value {
+        let list = v["detectors"].as_array().unwrap();
+        let d = list
+            .iter()
+            .find(|d| d["detector"] == "commit-before-verification");
+        d.unwrap().clone()
+    };
+    let path = corpus("turn-end-requests.yaml");
+    let (code, v) = eval(&sb, &[&path, "--no-judge"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    let d = detector(&v);
+    assert_eq!(d["layer1_recall"].as_f64(), Some(1.0), "{d:#}");
+    assert_eq!(d["layer1_pass_through"].as_f64(), Some(1.0), "{d:#}");
+    assert_eq!(d["bypass_errors"], json!([]), "{d:#}");
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    let without: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("  prompt:"))
+        .collect();
+    let stripped = sb.write("no-requests.yaml", &without.join("\n"));
+    let (_, v) = eval(&sb, &[stripped.to_str().unwrap(), "--no-judge"]);
+    let d = detector(&v);
+    assert!(d["layer1_pass_through"].as_f64().unwrap() < 0.5, "{d:#}");
+}

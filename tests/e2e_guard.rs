@@ -260,7 +260,7 @@ fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
             .when_last_user_contains("E2E-CBV"),
         Turn::text("The change is ready. Shall I push it to origin now?"),
     ]);
-    let run = sandbox.run("Make the change and push.");
+    let run = sandbox.run("Make the change.");
     run.assert_success();
     let calls = run.calls();
     assert_eq!(
@@ -280,6 +280,26 @@ fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
         1,
         "judged once; the verified answer passes by its bypass: {judged:?}"
     );
+}
+
+/// The same proposal when the user's request asked for the push: guard
+/// reads the request from the agent's transcript (Claude Code, Codex) or
+/// payload (Gemini), and the push the user asked for passes at Layer 1,
+/// unjudged.
+fn a_push_the_user_asked_for_passes(agent: Agent) {
+    let Some((sandbox, judge)) = guarded(agent, "guard-asked-push", unverified()) else {
+        return;
+    };
+    let settings = GuardSettings {
+        builtin_turn_end: true,
+        ..GuardSettings::default()
+    };
+    sandbox.use_e2e_detectors(&judge, &settings);
+    sandbox.script(&[Turn::text("The change is ready. Pushing it to origin now.")]);
+    let run = sandbox.run("Make the change, then commit and push.");
+    run.assert_success();
+    assert_eq!(run.calls().len(), 1, "not blocked\n{}", run.debug());
+    assert!(judge.calls().is_empty(), "unjudged: {:?}", judge.calls());
 }
 
 /// What each CLI does with a harmless command when guard crashes at its gate
@@ -327,15 +347,18 @@ scenarios!(
     Claude => claude: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
         turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
         loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
-        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+        a_push_the_user_asked_for_passes, destructive_command_is_denied,
+        crashed_gate_outcome_is_as_documented],
     Codex => codex: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
         turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
         loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
-        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+        a_push_the_user_asked_for_passes, destructive_command_is_denied,
+        crashed_gate_outcome_is_as_documented],
     Gemini => gemini: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
         turn_end_is_allowed_when_the_judge_hangs, push_without_verification_is_blocked_then_allowed,
         loop_guard_releases_a_stuck_turn, builtin_commit_detector_blocks_an_unverified_push,
-        destructive_command_is_denied, crashed_gate_outcome_is_as_documented],
+        a_push_the_user_asked_for_passes, destructive_command_is_denied,
+        crashed_gate_outcome_is_as_documented],
     Qwen => qwen: [ordinary_answer_is_not_blocked, gate_fails_safe_when_the_judge_hangs,
         push_without_verification_is_blocked_then_allowed, loop_guard_releases_a_stuck_turn,
         destructive_command_is_denied, crashed_gate_outcome_is_as_documented],

@@ -348,3 +348,36 @@ fn action_rules_and_computed_fields_are_checked_data() {
     let unknown_field = detector("", "reported", "computed: [tests_green]");
     assert!(parse("f", &unknown_field).is_err());
 }
+
+/// The user's request that started the turn: a commit or push it asked for
+/// is cleared at Layer 1 (`request:` bypass); one it forbade is not; and the
+/// judge sees the request, redacted and quoted, before the fenced text.
+#[cfg(unix)]
+#[test]
+fn the_users_request_clears_an_asked_for_push_and_reaches_the_judge() {
+    let engine = engine(VerificationSource::Observed);
+    let mut asked = stop("Committing and pushing now.", None);
+    asked.prompt = Some("Update the changelog, then commit and push.".into());
+    let r = layer1(&engine, &asked);
+    assert_eq!(of(&r, COMMIT).1, Layer1::Bypass, "{r:?}");
+    let mut forbidden = asked.clone();
+    forbidden.prompt = Some("Update the changelog, but don't push yet.".into());
+    assert_eq!(of(&layer1(&engine, &forbidden), COMMIT).1, Layer1::Hit);
+
+    let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let mut other = stop("Shall I push this to main?", None);
+    other.prompt = Some(format!(
+        "Rotate the token {secret} in the CI file.\nKeep the old one."
+    ));
+    let dump = dump_path("request");
+    judged(VerificationSource::Observed, &other, &dump);
+    let prompt = std::fs::read_to_string(&dump).unwrap();
+    let _ = std::fs::remove_file(&dump);
+    assert!(!prompt.contains(secret), "the request is redacted");
+    let request = prompt
+        .find("> Rotate the token")
+        .expect("the request is shown");
+    assert!(prompt.contains("\n> Keep the old one."), "each line quoted");
+    let start = prompt.rfind("\n--- text-start ").unwrap();
+    assert!(request < start, "the request precedes the fenced text");
+}

@@ -8,7 +8,8 @@
 //! Bounded to [`MAX_LINES`] lines and [`MAX_BYTES`] bytes (the newest
 //! actions are kept), each command on one line (control characters and
 //! backticks replaced, so a command cannot start a line of its own), and
-//! redacted of secrets.
+//! redacted of secrets. The user's request that started the turn, when
+//! known, is a block of its own ([`render_request`]).
 
 use super::{Action, CommandKind, Outcome, TurnActions, Verification};
 use std::fmt::Write;
@@ -21,6 +22,31 @@ pub const MAX_BYTES: usize = 4096;
 const COMMAND_BYTES: usize = 200;
 /// Lines kept for the heading and the summary.
 const FRAME_LINES: usize = 6;
+
+/// The user's request is shown up to this many bytes (its start).
+const REQUEST_BYTES: usize = 1500;
+
+/// The heading of the request block.
+pub const REQUEST_HEADING: &str = "The user's request that started this turn (read by guard from the agent's transcript or payload; the agent did not write this block):";
+
+/// The request block: the user's message that started the turn, each line
+/// quoted with `> ` (so it cannot pass for a line of guard's own), cut to
+/// its first [`REQUEST_BYTES`] bytes and redacted.
+pub fn render_request(prompt: &str) -> String {
+    let mut end = prompt.len().min(REQUEST_BYTES);
+    while !prompt.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out = String::from(REQUEST_HEADING);
+    for l in prompt[..end].trim().lines() {
+        out.push_str("\n> ");
+        out.push_str(&l.replace('`', "'"));
+    }
+    if end < prompt.len() {
+        out.push_str(" […]");
+    }
+    crate::redact::redact(&out).text
+}
 
 /// The heading line: the judge is told who wrote the block.
 pub const HEADING: &str = "Observed by guard in this turn (read from the agent's transcript by guard itself; the agent did not write this block):";

@@ -91,7 +91,12 @@ pub fn validate(spec: &DetectorSpec) -> Result<(), DetectorError> {
         }
     }
     super::evidence::validate(spec).map_err(invalid)?;
-    for p in spec.signals.iter().chain(&spec.bypasses) {
+    for p in spec
+        .signals
+        .iter()
+        .chain(&spec.bypasses)
+        .chain(&spec.request_bypasses)
+    {
         crate::pattern::compile(&p.pattern)
             .map_err(|e| invalid(format!("pattern `{}`: {e}", p.id)))?;
     }
@@ -118,6 +123,7 @@ fn read_builtin(stem: &'static str, json: &str) -> Result<DetectorSpec, Detector
     struct Gates {
         signals: Vec<Cow<'static, str>>,
         bypasses: Vec<Cow<'static, str>>,
+        request_bypasses: Vec<Cow<'static, str>>,
     }
     let mut spec: DetectorSpec = from_json(stem, json)?;
     if let Some((_, gates)) = crate::builtin::pattern_gates().find(|(s, _)| *s == stem) {
@@ -126,6 +132,9 @@ fn read_builtin(stem: &'static str, json: &str) -> Result<DetectorSpec, Detector
             p.builtin_gate = Some(g);
         }
         for (p, g) in spec.bypasses.iter_mut().zip(gates.bypasses) {
+            p.builtin_gate = Some(g);
+        }
+        for (p, g) in spec.request_bypasses.iter_mut().zip(gates.request_bypasses) {
             p.builtin_gate = Some(g);
         }
     }

@@ -145,6 +145,11 @@ pub struct DetectorSpec {
     /// Bypass patterns: a match makes a hit a clear allow, with no judge.
     #[serde(default)]
     pub bypasses: Vec<PatternSpec>,
+    /// Bypass patterns read on the user's request that started the turn
+    /// (turn ends whose agent or transcript gives it): a match makes a hit a
+    /// clear allow, as for a step the user asked for.
+    #[serde(default)]
+    pub request_bypasses: Vec<PatternSpec>,
     /// Action rules (see [`evidence`]): Layer-1 hits from the turn's
     /// actions, read only when the event carries them.
     #[serde(default)]

@@ -54,6 +54,7 @@ fn ascii_build_of(p: &PatternSpec) -> Option<Matcher> {
 enum List {
     Signals,
     Bypasses,
+    RequestBypasses,
 }
 
 impl List {
@@ -61,6 +62,7 @@ impl List {
         match self {
             List::Signals => &d.spec.signals,
             List::Bypasses => &d.spec.bypasses,
+            List::RequestBypasses => &d.spec.request_bypasses,
         }
     }
 
@@ -68,6 +70,7 @@ impl List {
         match self {
             List::Signals => "signal",
             List::Bypasses => "bypass",
+            List::RequestBypasses => "request bypass",
         }
     }
 }
@@ -133,12 +136,10 @@ fn last_line(message: &str) -> &str {
         .trim()
 }
 
-/// One detector's patterns, each compiled on first use behind its gate.
+/// One detector's patterns, each compiled on first use behind its gate, per
+/// [`List`].
 #[derive(Default)]
-struct Compiled {
-    signals: OnceLock<Vec<Gated>>,
-    bypasses: OnceLock<Vec<Gated>>,
-}
+struct Compiled([OnceLock<Vec<Gated>>; 3]);
 
 /// Which of a list's matching patterns Layer 1 looks for. Its answer (miss,
 /// hit or bypass) is the same either way; only the ids it reports differ.
@@ -226,7 +227,7 @@ impl Layer1Index {
     pub fn pattern_errors(&self) -> Vec<String> {
         let mut out = Vec::new();
         for c in &self.compiled {
-            for gated in c.signals.get().into_iter().chain(c.bypasses.get()) {
+            for gated in c.0.iter().filter_map(OnceLock::get) {
                 out.extend(
                     gated
                         .iter()
@@ -258,12 +259,8 @@ impl Layer1Index {
     }
 
     fn slots(&self, index: usize, d: &LoadedDetector, list: List) -> &[Gated] {
-        let c = &self.compiled[index];
-        let cell = match list {
-            List::Signals => &c.signals,
-            List::Bypasses => &c.bypasses,
-        };
-        cell.get_or_init(|| list.patterns(d).iter().map(|_| Gated::default()).collect())
+        self.compiled[index].0[list as usize]
+            .get_or_init(|| list.patterns(d).iter().map(|_| Gated::default()).collect())
     }
 
     /// The patterns of `list`, as compile jobs.
@@ -285,17 +282,21 @@ impl Layer1Index {
     /// Runs the patterns (or shell rules) of the detectors whose keywords
     /// hit: every signal that passes its gate, then the action rules (when
     /// the turn's `evidence` is known), then the bypasses of the detectors a
-    /// signal or an action rule hit. A detector may come with no keyword
-    /// (only its action rules can then hit). Results come in the order of
-    /// `hits`.
+    /// signal or an action rule hit, then, for a hit left standing, the
+    /// request bypasses on the user's `request` that started the turn (when
+    /// known; their ids are reported as `request:<id>`). A detector may come
+    /// with no keyword (only its action rules can then hit). Results come in
+    /// the order of `hits`.
     pub fn run_hits(
         &self,
         hits: Vec<KeywordHit>,
         text: &str,
         ctx: &ShellContext,
         evidence: Option<&TurnEvidence>,
+        request: Option<&str>,
     ) -> Vec<Layer1Result> {
         let mut gates = (GateText::new(text), TextClass::of(text));
+        let mut request_gates = request.map(|r| (GateText::new(r), TextClass::of(r)));
         let mut results = Vec::with_capacity(hits.len());
         for (index, d, keywords) in hits {
             let mut r = Layer1Result {
@@ -339,6 +340,20 @@ impl Layer1Index {
                 // A bypass an action rule overrides is reported, but clears nothing.
                 if r.bypasses.iter().any(|b| !overridden.contains(&b.as_str())) {
                     r.layer1 = Layer1::Bypass;
+                }
+            }
+            if let (Layer1::Hit, None, Some(request), Some(gates)) =
+                (r.layer1, &r.error, request, request_gates.as_mut())
+            {
+                let jobs = self.jobs(index, d, List::RequestBypasses);
+                match self.run(jobs, request, gates, &[]) {
+                    Ok(ids) if !ids.is_empty() => {
+                        r.bypasses
+                            .extend(ids.into_iter().map(|id| format!("request:{id}")));
+                        r.layer1 = Layer1::Bypass;
+                    }
+                    Ok(_) => {}
+                    Err(e) => r.error = Some(e),
                 }
             }
             results.push(r);

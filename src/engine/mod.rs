@@ -179,7 +179,11 @@ impl Engine {
             }
         }
         if !hits.is_empty() {
-            out.extend(self.index.run_hits(hits, text, shell, evidence.as_ref()));
+            let request = event.prompt.as_deref().filter(|_| event.kind.is_turn_end());
+            out.extend(
+                self.index
+                    .run_hits(hits, text, shell, evidence.as_ref(), request),
+            );
             out.sort_by_key(|r| r.index);
         }
         out
@@ -231,11 +235,13 @@ impl Engine {
                     None => text.to_string(),
                 })
                 .collect();
-            // guard's own account of the turn, for turn ends with a transcript.
-            let facts = (event.kind.is_turn_end())
-                .then_some(event.actions.as_ref())
-                .flatten()
-                .map(crate::actions::facts::render);
+            // guard's own account of the turn, for turn ends: the user's
+            // request and the actions, where known.
+            let facts = event
+                .kind
+                .is_turn_end()
+                .then(|| turn_facts(event))
+                .flatten();
             let requests: Vec<JudgeRequest> = pending
                 .iter()
                 .zip(&texts)
@@ -402,5 +408,19 @@ pub fn combine(detectors: Vec<DetectorReport>) -> Verdict {
         reason,
         system_message: None,
         detectors,
+    }
+}
+
+/// guard's facts block of a turn end, as the judge is shown it: the user's
+/// request that started it and what it did, each when known.
+pub fn turn_facts(event: &Event) -> Option<String> {
+    let request = event
+        .prompt
+        .as_deref()
+        .map(crate::actions::facts::render_request);
+    let actions = event.actions.as_ref().map(crate::actions::facts::render);
+    match (request, actions) {
+        (Some(r), Some(a)) => Some(format!("{r}\n\n{a}")),
+        (r, a) => r.or(a),
     }
 }

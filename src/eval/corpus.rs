@@ -48,6 +48,10 @@ pub struct TurnEndCase {
     /// What the turn did, in order: `guard eval` gives it to the event as
     /// the turn's actions (Layer 1's action rules, the judge's facts block).
     pub actions: Vec<Action>,
+    /// The user's message that started the turn, when known: `guard eval`
+    /// gives it to the event as the transcript reader would (the request
+    /// bypasses, the judge's facts block).
+    pub prompt: Option<String>,
 }
 
 /// One thing a turn did: `{kind: edit, path}`, `{kind: command, command,
@@ -137,6 +141,8 @@ struct RawCase {
     ambiguous: Option<bool>,
     #[serde(default)]
     actions: Option<Vec<Action>>,
+    #[serde(default)]
+    prompt: Option<String>,
 }
 
 /// A corpus that cannot be used.
@@ -236,15 +242,16 @@ pub fn parse(source_name: &str, text: &str) -> Result<Vec<Case>, CorpusError> {
                     agent: r.agent.clone(),
                     ambiguous: r.ambiguous.unwrap_or(false),
                     actions: r.actions.clone().unwrap_or_default(),
+                    prompt: r.prompt.clone(),
                 })
             }
             (None, Some(command)) => {
                 if r.labels.is_some() || r.lang.is_some() {
                     return Err(bad("a pre-tool case takes `label:` (deny, ask or allow), not `labels:` or `lang:`"));
                 }
-                if r.actions.is_some() || r.agent.is_some() {
+                if r.actions.is_some() || r.agent.is_some() || r.prompt.is_some() {
                     return Err(bad(
-                        "`actions` and `agent` belong to turn-end cases (give `text`)",
+                        "`actions`, `agent` and `prompt` belong to turn-end cases (give `text`)",
                     ));
                 }
                 let label = r
@@ -294,6 +301,9 @@ pub fn to_yaml(cases: &[Case]) -> String {
                 }
                 if t.ambiguous {
                     out.push_str("  ambiguous: true\n");
+                }
+                if let Some(p) = &t.prompt {
+                    out.push_str(&format!("  prompt: {}\n", quote(p)));
                 }
                 if !t.actions.is_empty() {
                     out.push_str("  actions:\n");

@@ -193,6 +193,7 @@ pub fn corpus(records: &[Record], labels: &BTreeMap<String, LabelRecord>) -> (Ve
                 agent: None,
                 ambiguous: false,
                 actions: Vec::new(),
+                prompt: None,
             }));
         } else {
             let gate = match label.label.as_str() {

@@ -82,6 +82,7 @@ pub fn case_event(case: &Case, agent: &str) -> Event {
             let mut e = Event::new(agent, EventKind::Stop);
             e.text = Some(c.text.clone());
             e.actions = turn_actions(&c.actions);
+            e.prompt = c.prompt.clone();
             e
         }
         Case::PreTool(c) => shell_event(agent, &c.command),

@@ -138,8 +138,8 @@ fn record<'a>(
 }
 
 /// The facts block the judge was shown: the same rendering the engine
-/// gives the judge, for a turn end with actions where some detector was
-/// judged (asked or answered from the cache).
+/// gives the judge, for a turn end where some detector was judged (asked or
+/// answered from the cache).
 fn facts(event: &Event, verdict: &Verdict) -> Option<String> {
     use crate::verdict::JudgeOutcome;
     let judged = verdict
@@ -147,9 +147,8 @@ fn facts(event: &Event, verdict: &Verdict) -> Option<String> {
         .iter()
         .any(|d| d.judge.outcome != JudgeOutcome::Skipped);
     (judged && event.kind.is_turn_end())
-        .then_some(event.actions.as_ref())
+        .then(|| crate::engine::turn_facts(event))
         .flatten()
-        .map(crate::actions::facts::render)
 }
 
 /// Appends the record to the log; a failure is reported on stderr only.

@@ -1,9 +1,10 @@
 //! The text judged at a turn end: the assistant's text since the last real
 //! user message, from the transcript, or the payload's own final text when
 //! the transcript is missing, unreadable or lags behind the payload; and,
-//! from the same read, what the turn did (`Event::actions`), kept only when
-//! the transcript has caught up with the payload (a lagging transcript's
-//! last turn may be an older one).
+//! from the same read, what the turn did (`Event::actions`) and the user's
+//! request that started it (`Event::prompt`, unless the payload gave it),
+//! kept only when the transcript has caught up with the payload (a lagging
+//! transcript's last turn may be an older one).
 
 use crate::adapter::AdapterSpec;
 use crate::event::Event;
@@ -39,6 +40,9 @@ pub fn fill(spec: &AdapterSpec, event: &mut Event, max_bytes: usize) -> Option<S
                     event.text = turn.text;
                 }
                 event.actions = Some(turn.actions);
+                if event.prompt.is_none() {
+                    event.prompt = turn.prompt;
+                }
             }
             None
         }
@@ -97,6 +101,11 @@ mod tests {
         let commands: Vec<&str> = actions.commands().map(|c| c.command.as_str()).collect();
         assert_eq!(commands, vec!["cargo test"]);
         assert_eq!(event.text.as_deref(), Some("Tests pass."));
+        assert_eq!(
+            event.prompt.as_deref(),
+            Some("fix it"),
+            "the user's request"
+        );
         let _ = std::fs::remove_file(path);
     }
 

@@ -74,7 +74,10 @@ impl RecordScanner for ClaudeScanner {
                 }
                 Flow::Continue
             }
-            Some("user") if is_real_user_message(record) => Flow::Stop,
+            Some("user") if is_real_user_message(record) => {
+                turn.set_prompt(typed_texts(record).into_iter());
+                Flow::Stop
+            }
             Some("user") => {
                 take_tool_results(record, turn);
                 Flow::Continue
@@ -199,6 +202,20 @@ fn first_text(content: Option<&Value>) -> &str {
     }
 }
 
+/// The texts a person typed in a user line.
+fn typed_texts(record: &Value) -> Vec<&str> {
+    match record.get("message").and_then(|m| m.get("content")) {
+        Some(Value::String(text)) => vec![text.as_str()],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .filter(|text| is_typed_text(text))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn is_real_user_message(record: &Value) -> bool {
     if record.get("toolUseResult").is_some() || flag(record, "isCompactSummary") {
         return false;
@@ -262,6 +279,23 @@ mod tests {
         );
         assert_eq!(flow, Flow::Continue);
         assert_eq!(text.as_deref(), Some("Done."));
+    }
+
+    #[test]
+    fn the_typed_prompt_is_kept_without_injected_text() {
+        let record = json!({"type": "user", "message": {"content": [
+            {"type": "text", "text": "<system-reminder>be brief</system-reminder>"},
+            {"type": "text", "text": "fix the parser, then push"}]}});
+        let mut turn = Turn::default();
+        assert_eq!(ClaudeScanner.scan(&record, &mut turn), Flow::Stop);
+        assert_eq!(turn.prompt.as_deref(), Some("fix the parser, then push"));
+        let mut long = Turn::default();
+        long.set_prompt(std::iter::once("é".repeat(3000).as_str()));
+        assert_eq!(
+            long.prompt.map(|p| p.len()),
+            Some(4096),
+            "cut on a char boundary"
+        );
     }
 
     #[test]

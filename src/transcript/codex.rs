@@ -65,11 +65,15 @@ impl RecordScanner for CodexScanner {
                 turn.add_text(None, texts_of(&["output_text", "text"]).into_iter());
                 Flow::Continue
             }
-            Some("user")
-                if texts_of(&["input_text", "text"])
+            Some("user") => {
+                let typed: Vec<&str> = texts_of(&["input_text", "text"])
                     .into_iter()
-                    .any(is_typed_text) =>
-            {
+                    .filter(|text| is_typed_text(text))
+                    .collect();
+                if typed.is_empty() {
+                    return Flow::Continue;
+                }
+                turn.set_prompt(typed.into_iter());
                 Flow::Stop
             }
             _ => Flow::Continue,
@@ -116,6 +120,9 @@ mod tests {
             scan(message("user", "input_text", "add a flag")).0,
             Flow::Stop
         );
+        let mut turn = Turn::default();
+        CodexScanner.scan(&message("user", "input_text", "add a flag"), &mut turn);
+        assert_eq!(turn.prompt.as_deref(), Some("add a flag"));
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! - the assistant's text, joined with blank lines in chronological order and
 //!   cut to its last `max_bytes` bytes (the end is kept: proposals sit in the
 //!   last lines);
+//! - the user's message that started it (Claude Code, Codex), for the
+//!   detectors' request bypasses and the judge's facts;
 //! - its actions ([`TurnActions`]): the shell commands with how they ended
 //!   (the exit status when the transcript has it) and the files changed by
 //!   edit tools, in order, each command classified (test, build, commit,
@@ -245,6 +247,9 @@ pub struct LastTurn {
     pub text: Option<String>,
     /// The commands and edits of the turn, in order.
     pub actions: TurnActions,
+    /// The user's message that started the turn (its first 4 KiB), when the
+    /// turn's start was read and a person typed it (Claude Code, Codex).
+    pub prompt: Option<String>,
 }
 
 /// The assistant's text of the last turn in the transcript at `path`, cut to

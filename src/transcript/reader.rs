@@ -180,6 +180,7 @@ impl<'a> TurnReader<'a> {
                 .turn
                 .actions
                 .finish(self.stats.found_turn_start || self.read_whole_file),
+            prompt: self.turn.prompt,
         };
         Ok((turn, self.stats))
     }

@@ -9,6 +9,10 @@
 use super::collect::ActionLog;
 use std::collections::{HashMap, HashSet};
 
+/// The user's message that starts a turn is kept up to this many bytes (its
+/// start: the request sits there).
+pub(crate) const MAX_PROMPT_BYTES: usize = 4096;
+
 /// What the scanners fill while reading one turn.
 #[derive(Debug)]
 pub(crate) struct Turn {
@@ -16,6 +20,9 @@ pub(crate) struct Turn {
     pub(crate) text: TurnText,
     /// The commands and edits.
     pub(crate) actions: ActionLog,
+    /// The user's message that started the turn, cut to its first
+    /// [`MAX_PROMPT_BYTES`] bytes, once the scanner met it.
+    pub(crate) prompt: Option<String>,
     /// The record being scanned is only the start of an oversized line.
     partial: bool,
     /// Texts are kept up to this many bytes: older ones would be cut away.
@@ -27,6 +34,7 @@ impl Default for Turn {
         Turn {
             text: TurnText::default(),
             actions: ActionLog::default(),
+            prompt: None,
             partial: false,
             text_limit: usize::MAX,
         }
@@ -53,6 +61,17 @@ impl Turn {
         if !self.partial && self.text.gathered_bytes() < self.text_limit {
             self.text.add_record(message_key, texts);
         }
+    }
+
+    /// Keeps the user's message that starts the turn (its typed texts, in
+    /// order), cut to its first [`MAX_PROMPT_BYTES`] bytes.
+    pub(crate) fn set_prompt<'a>(&mut self, texts: impl Iterator<Item = &'a str>) {
+        let joined = texts.map(str::trim).collect::<Vec<_>>().join("\n\n");
+        let mut end = joined.len().min(MAX_PROMPT_BYTES);
+        while !joined.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.prompt = Some(joined[..end].to_owned()).filter(|p| !p.is_empty());
     }
 
     /// Whether the record being scanned is only the start of a long line:
