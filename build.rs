@@ -6,7 +6,8 @@
 //! part of each that a hook reads of all (Layer 1's keyword pass, with the
 //! keywords case-folded in one string; agent detection); `*-gates.jsonl`,
 //! the literal gates of the signals and bypasses (the text's and the
-//! request's), encoded by the engine's own `src/pattern/gate.rs`. `src/builtin.rs` embeds them; bad YAML fails.
+//! request's), encoded by the engine's own `src/pattern/gate.rs`.
+//! `src/builtin.rs` embeds them; bad YAML fails.
 
 #[allow(dead_code)] // Only `Gate::of_pattern` and `fold_text` are used here.
 #[path = "src/pattern/gate.rs"]

@@ -237,18 +237,27 @@ fn destructive_command_is_denied(agent: Agent) {
     );
 }
 
-/// The built-in `commit-before-verification` detector on a real agent: an
-/// unverified push proposal is blocked with the detector's reason and the
-/// judge's; the answer that reports test counts passes by a bypass, unjudged.
-fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
-    let Some((sandbox, judge)) = guarded(agent, "guard-builtin-commit", unverified()) else {
-        return;
-    };
+/// A guarded sandbox whose turn ends run the built-in detectors.
+fn with_builtin_turn_end(
+    agent: Agent,
+    name: &str,
+) -> Option<(e2e::Sandbox, e2e::guard::TestJudge)> {
+    let (sandbox, judge) = guarded(agent, name, unverified())?;
     let settings = GuardSettings {
         builtin_turn_end: true,
         ..GuardSettings::default()
     };
     sandbox.use_e2e_detectors(&judge, &settings);
+    Some((sandbox, judge))
+}
+
+/// The built-in `commit-before-verification` detector on a real agent: an
+/// unverified push proposal is blocked with the detector's reason and the
+/// judge's; the answer that reports test counts passes by a bypass, unjudged.
+fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
+    let Some((sandbox, judge)) = with_builtin_turn_end(agent, "guard-builtin-commit") else {
+        return;
+    };
     judge.answer(
         "commit-before-verification",
         &json!({"nonce": "__NONCE__", "new_proposal": true, "verification_reported": false,
@@ -287,14 +296,9 @@ fn builtin_commit_detector_blocks_an_unverified_push(agent: Agent) {
 /// payload (Gemini), and the push the user asked for passes at Layer 1,
 /// unjudged.
 fn a_push_the_user_asked_for_passes(agent: Agent) {
-    let Some((sandbox, judge)) = guarded(agent, "guard-asked-push", unverified()) else {
+    let Some((sandbox, judge)) = with_builtin_turn_end(agent, "guard-asked-push") else {
         return;
     };
-    let settings = GuardSettings {
-        builtin_turn_end: true,
-        ..GuardSettings::default()
-    };
-    sandbox.use_e2e_detectors(&judge, &settings);
     sandbox.script(&[Turn::text("The change is ready. Pushing it to origin now.")]);
     let run = sandbox.run("Make the change, then commit and push.");
     run.assert_success();

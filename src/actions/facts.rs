@@ -33,16 +33,13 @@ pub const REQUEST_HEADING: &str = "The user's request that started this turn (re
 /// quoted with `> ` (so it cannot pass for a line of guard's own), cut to
 /// its first [`REQUEST_BYTES`] bytes and redacted.
 pub fn render_request(prompt: &str) -> String {
-    let mut end = prompt.len().min(REQUEST_BYTES);
-    while !prompt.is_char_boundary(end) {
-        end -= 1;
-    }
+    let kept = super::head(prompt, REQUEST_BYTES);
     let mut out = String::from(REQUEST_HEADING);
-    for l in prompt[..end].trim().lines() {
+    for l in kept.trim().lines() {
         out.push_str("\n> ");
         out.push_str(&l.replace('`', "'"));
     }
-    if end < prompt.len() {
+    if kept.len() < prompt.len() {
         out.push_str(" […]");
     }
     crate::redact::redact(&out).text

@@ -296,7 +296,8 @@ impl Layer1Index {
         request: Option<&str>,
     ) -> Vec<Layer1Result> {
         let mut gates = (GateText::new(text), TextClass::of(text));
-        let mut request_gates = request.map(|r| (GateText::new(r), TextClass::of(r)));
+        // The request's gate text, made on the first request bypass run.
+        let mut request_gates = None;
         let mut results = Vec::with_capacity(hits.len());
         for (index, d, keywords) in hits {
             let mut r = Layer1Result {
@@ -342,9 +343,10 @@ impl Layer1Index {
                     r.layer1 = Layer1::Bypass;
                 }
             }
-            if let (Layer1::Hit, None, Some(request), Some(gates)) =
-                (r.layer1, &r.error, request, request_gates.as_mut())
-            {
+            let asks = !d.spec.request_bypasses.is_empty() && r.error.is_none();
+            if let (Layer1::Hit, true, Some(request)) = (r.layer1, asks, request) {
+                let gates = request_gates
+                    .get_or_insert_with(|| (GateText::new(request), TextClass::of(request)));
                 let jobs = self.jobs(index, d, List::RequestBypasses);
                 match self.run(jobs, request, gates, &[]) {
                     Ok(ids) if !ids.is_empty() => {

@@ -67,11 +67,8 @@ impl Turn {
     /// order), cut to its first [`MAX_PROMPT_BYTES`] bytes.
     pub(crate) fn set_prompt<'a>(&mut self, texts: impl Iterator<Item = &'a str>) {
         let joined = texts.map(str::trim).collect::<Vec<_>>().join("\n\n");
-        let mut end = joined.len().min(MAX_PROMPT_BYTES);
-        while !joined.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.prompt = Some(joined[..end].to_owned()).filter(|p| !p.is_empty());
+        let kept = crate::actions::head(&joined, MAX_PROMPT_BYTES);
+        self.prompt = Some(kept.to_owned()).filter(|p| !p.is_empty());
     }
 
     /// Whether the record being scanned is only the start of a long line:
