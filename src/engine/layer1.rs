@@ -6,141 +6,14 @@
 //! A pattern is compiled only where its literal gate holds on the text, as
 //! a forward-only matcher ([`crate::pattern`]).
 
+use super::compiled_patterns::{Compiled, Gated, Job, List};
 use super::keyword_index::KeywordIndex;
 use crate::detector::load::{Detector, LoadedDetector};
-use crate::detector::{PatternSpec, TurnEvidence};
-use crate::pattern::{Gate, GateText, Matcher, TextClass};
+use crate::detector::TurnEvidence;
+use crate::pattern::{GateText, TextClass};
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
-use std::borrow::Cow;
 use std::sync::OnceLock;
-
-/// One pattern, compiled on first use behind its literal gate (see
-/// [`crate::pattern::Gate`]): a pattern whose gate does not hold on the
-/// text cannot match and is never compiled.
-#[derive(Default)]
-struct Gated {
-    /// The literal gate, encoded.
-    gate: OnceLock<Cow<'static, str>>,
-    regex: OnceLock<Result<Matcher, String>>,
-    /// The cheaper build for pure-ASCII text (`None`: the pattern needs
-    /// the Unicode build).
-    ascii: OnceLock<Option<Matcher>>,
-    /// The Unicode build with ASCII word boundaries, for a text whose
-    /// non-ASCII characters are no word characters.
-    ascii_boundaries: OnceLock<Option<Matcher>>,
-}
-
-/// The encoded gate of a pattern: computed by build.rs for the built-in
-/// patterns, here for the user's.
-fn gate_of(p: &PatternSpec) -> Cow<'static, str> {
-    match &p.builtin_gate {
-        Some(gate) => gate.clone(),
-        None => Cow::Owned(Gate::of_pattern(&p.pattern).encode()),
-    }
-}
-
-/// The ASCII build of a built-in pattern. A user's pattern always takes the
-/// Unicode build: that is the build whose errors and size limits `guard
-/// config validate` reports, and an ASCII build could accept what it
-/// refuses (`\w{1000}` is small over ASCII).
-fn ascii_build_of(p: &PatternSpec) -> Option<Matcher> {
-    p.builtin_gate.as_ref()?;
-    Matcher::for_ascii_text(&p.pattern)
-}
-
-/// Which of a detector's pattern lists.
-#[derive(Clone, Copy)]
-enum List {
-    Signals,
-    Bypasses,
-    RequestBypasses,
-}
-
-impl List {
-    fn patterns(self, d: &LoadedDetector) -> &[PatternSpec] {
-        match self {
-            List::Signals => &d.spec.signals,
-            List::Bypasses => &d.spec.bypasses,
-            List::RequestBypasses => &d.spec.request_bypasses,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            List::Signals => "signal",
-            List::Bypasses => "bypass",
-            List::RequestBypasses => "request bypass",
-        }
-    }
-}
-
-/// One pattern to compile and run: its detector, list, place in the list,
-/// spec and slot.
-struct Job<'a> {
-    detector: &'a str,
-    list: List,
-    position: usize,
-    pattern: &'a PatternSpec,
-    slot: &'a Gated,
-}
-
-impl Job<'_> {
-    /// The pattern compiled for a text of class `class` (see
-    /// [`TextClass`]): the cheaper build the text allows, else the Unicode
-    /// build.
-    fn compile_for(&self, class: TextClass) -> Result<&Matcher, &String> {
-        let pattern = &self.pattern.pattern;
-        let cheaper = match class {
-            TextClass::Ascii => self.slot.ascii.get_or_init(|| ascii_build_of(self.pattern)),
-            TextClass::NoWordCharBeyondAscii => self
-                .slot
-                .ascii_boundaries
-                .get_or_init(|| Matcher::with_ascii_boundaries(pattern)),
-            TextClass::Unicode => &None,
-        };
-        match cheaper {
-            Some(m) => Ok(m),
-            None => self.compile().as_ref(),
-        }
-    }
-
-    /// Whether the pattern matches `text` (of class `class`); the error
-    /// names the detector and pattern.
-    fn run(&self, text: &str, class: TextClass) -> Result<bool, String> {
-        (self.compile_for(class).map(|m| m.is_match(text))).map_err(String::clone)
-    }
-
-    fn compile(&self) -> &Result<Matcher, String> {
-        self.slot.regex.get_or_init(|| {
-            crate::pattern::compile(&self.pattern.pattern).map_err(|e| {
-                format!(
-                    "detector `{}`: {} pattern `{}` (`{}`) is invalid: {}",
-                    self.detector,
-                    self.list.name(),
-                    self.pattern.id,
-                    crate::engine::tail(&self.pattern.pattern, 80),
-                    last_line(&e)
-                )
-            })
-        })
-    }
-}
-
-fn last_line(message: &str) -> &str {
-    message
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(message)
-        .trim()
-}
-
-/// One detector's patterns, each compiled on first use behind its gate, per
-/// [`List`].
-#[derive(Default)]
-struct Compiled([OnceLock<Vec<Gated>>; 3]);
-
 /// Which of a list's matching patterns Layer 1 looks for. Its answer (miss,
 /// hit or bypass) is the same either way; only the ids it reports differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,11 +101,7 @@ impl Layer1Index {
         let mut out = Vec::new();
         for c in &self.compiled {
             for gated in c.0.iter().filter_map(OnceLock::get) {
-                out.extend(
-                    gated
-                        .iter()
-                        .filter_map(|g| g.regex.get()?.as_ref().err().cloned()),
-                );
+                out.extend(gated.iter().filter_map(|g| g.error().cloned()));
             }
         }
         out
@@ -388,7 +257,7 @@ impl Layer1Index {
             if found && !users {
                 continue;
             }
-            if !gates.holds(job.slot.gate.get_or_init(|| gate_of(job.pattern))) {
+            if !gates.holds(job.gate()) {
                 continue;
             }
             match job.run(text, *class) {
