@@ -3,7 +3,7 @@
 //! files that must be refused or read cheaply: missing, empty, directory,
 //! FIFO, device, 100 MB. The turn's actions: `transcripts/actions.rs`.
 
-use guard::transcript::{last_turn_text, last_turn_text_with_stats, TranscriptFormat};
+use guard::transcript::{last_turn, last_turn_text, last_turn_text_with_stats, TranscriptFormat};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -242,6 +242,28 @@ fn pinned_cli_recordings_hold_both_replies_of_the_turn() {
         assert_eq!(
             captured(format, name).as_deref(),
             Some(both.as_str()),
+            "{name}"
+        );
+    }
+}
+
+/// The request that started the turn is the user's typed prompt, never the
+/// blocking hook's feedback recorded after it, nor injected context.
+#[test]
+fn pinned_cli_recordings_give_the_users_request_not_the_feedback() {
+    for (format, name) in [
+        (ClaudeCode, "claude-2.1.332-real-stop-block.jsonl"),
+        (Codex, "codex-0.171.0-real-stop-block.jsonl"),
+        (Copilot, "copilot-1.0.102-real-stop-block.jsonl"),
+        (
+            TranscriptFormat::Droid,
+            "droid-0.225.1-real-stop-block.jsonl",
+        ),
+    ] {
+        let turn = last_turn(format, &fixture(name), 4096).unwrap();
+        assert_eq!(
+            turn.prompt.as_deref(),
+            Some("Run the tool, then answer."),
             "{name}"
         );
     }

@@ -3,8 +3,9 @@
 //! of its `agentStop` hook).
 //!
 //! Each line is an event `{type, data, id, timestamp, parentId}`:
-//! - `user.message` (`data.content`): the user's prompt; one with a
-//!   `data.source` was injected (a skill, another agent) and is not;
+//! - `user.message` (`data.content`): the user's prompt (the turn's
+//!   request, `Turn::prompt`); one with a `data.source` was injected (a
+//!   skill, another agent) and is not;
 //! - `assistant.message` (`data.content`, `data.messageId`): the reply text;
 //! - `tool.execution_start` (`toolCallId`, `toolName`, `arguments`) and
 //!   `tool.execution_complete` (`toolCallId`, `success`, `error.code`:
@@ -99,6 +100,8 @@ impl RecordScanner for CopilotScanner {
         }
         if std::mem::take(&mut self.pending_prompt) {
             if is_blocking_stop_hook(kind, data) {
+                // That message was the hook's feedback, not the request.
+                turn.prompt = None;
                 return Flow::Continue;
             }
             return Flow::Stop;
@@ -108,7 +111,10 @@ impl RecordScanner for CopilotScanner {
                 let key = text(data, "messageId");
                 turn.add_text(key, text(data, "content").into_iter());
             }
-            "user.message" => self.pending_prompt = is_typed_prompt(data),
+            "user.message" if is_typed_prompt(data) => {
+                self.pending_prompt = true;
+                turn.set_prompt(text(data, "content").into_iter());
+            }
             "tool.execution_complete" => {
                 if let Some(id) = text(data, "toolCallId") {
                     turn.actions.result(id, completion(data));
@@ -238,14 +244,21 @@ mod tests {
     }
 
     fn read(events: &[Value]) -> (Flow, Option<String>, Vec<String>) {
+        let (flow, turn, _) = read_with_prompt(events);
+        (flow, turn.0, turn.1)
+    }
+
+    /// The flow, the turn's text and actions, and its request.
+    fn read_with_prompt(events: &[Value]) -> (Flow, (Option<String>, Vec<String>), Option<String>) {
         let (flow, turn) = super::super::scan_newest_first(&mut CopilotScanner::default(), events);
+        let prompt = turn.prompt.clone();
         let actions = turn.actions.finish(true);
         let summary = actions
             .actions
             .iter()
             .map(|a| serde_json::to_string(a).unwrap())
             .collect();
-        (flow, turn.text.into_text(1000), summary)
+        (flow, (turn.text.into_text(1000), summary), prompt)
     }
 
     #[test]
@@ -261,9 +274,11 @@ mod tests {
             user.message {"content": "say more", "delivery": "queued"}
             assistant.message {"messageId": "m2", "content": "One test fails."}"#,
         );
-        let (flow, text, actions) = read(&events);
+        let (flow, (text, actions), prompt) = read_with_prompt(&events);
         assert_eq!(flow, Flow::Stop);
         assert_eq!(text.as_deref(), Some("Tests fail.\n\nOne test fails."));
+        // The hook's feedback ("say more") is not the request.
+        assert_eq!(prompt.as_deref(), Some("run it"));
         assert_eq!(
             actions,
             vec![

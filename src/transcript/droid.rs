@@ -16,7 +16,8 @@
 //! message's own UserPromptSubmit hooks may come between): such a message is
 //! hook feedback, neither the turn's start nor text. Records are read newest
 //! first, so a user text is only known to start the turn when the record
-//! before it is read. (Layout checked against the real droid 0.225:
+//! before it is read; its typed text is the turn's request (`Turn::prompt`)
+//! until then. (Layout checked against the real droid 0.225:
 //! tests/fixtures/transcripts/droid-0.225.1-real-*.)
 
 use super::turn::{Flow, Turn};
@@ -42,6 +43,8 @@ impl RecordScanner for DroidScanner {
             if !is_turn_end_hook_run(record, &parent) {
                 return Flow::Stop;
             }
+            // That message was a blocking hook's feedback, not the request.
+            turn.prompt = None;
         }
         if record.get("type").and_then(Value::as_str) != Some("message") {
             return Flow::Continue;
@@ -68,6 +71,8 @@ impl RecordScanner for DroidScanner {
             Some("user") if is_typed(message, blocks) => {
                 let parent = record.get("parentId").and_then(Value::as_str);
                 self.pending_user = Some(parent.unwrap_or_default().to_owned());
+                let typed = |t: &&str| !t.trim_start().starts_with("<system-reminder>");
+                turn.set_prompt(texts().filter(typed).collect::<Vec<_>>().into_iter());
             }
             _ => {}
         }
@@ -136,6 +141,11 @@ mod tests {
     use serde_json::json;
 
     fn read(records: &[Value]) -> Option<String> {
+        read_with_prompt(records).0
+    }
+
+    /// The turn's text and its request.
+    fn read_with_prompt(records: &[Value]) -> (Option<String>, Option<String>) {
         let mut scanner = DroidScanner::default();
         let mut turn = Turn::default();
         for record in records.iter().rev() {
@@ -143,7 +153,7 @@ mod tests {
                 break;
             }
         }
-        turn.text.into_text(10_000)
+        (turn.text.into_text(10_000), turn.prompt)
     }
 
     fn message(id: &str, parent: &str, role: &str, content: Value) -> Value {
@@ -191,10 +201,10 @@ mod tests {
             text("a3", "u2", "assistant", "Tests pass."),
             json!({"type": "agent_turn_outcome", "reason": "completed"}),
         ];
-        assert_eq!(
-            read(&records).as_deref(),
-            Some("Fixed. Pushing now.\n\nTests pass.")
-        );
+        let (text, prompt) = read_with_prompt(&records);
+        assert_eq!(text.as_deref(), Some("Fixed. Pushing now.\n\nTests pass."));
+        // The hook's feedback ("guard: verify first") is not the request.
+        assert_eq!(prompt.as_deref(), Some("fix it"));
     }
 
     #[test]
