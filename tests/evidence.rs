@@ -108,6 +108,51 @@ fn edit_and_claim_send_both_bugfix_detectors_to_the_judge() {
     assert_eq!(of(&no_edit, SHALLOW).1, Layer1::Miss);
 }
 
+/// A fix report that never says it reproduced the bug.
+const TERSE_FIX: &str = "Fixed the crash in the importer: it no longer panics on empty rows.";
+
+/// A test, build or lint seen failing before the first edit is a
+/// reproduction, however the message words it: the reproduction detector is
+/// cleared (`action:` bypass). A failure only after the edit, a failing
+/// command that is no check, or a turn read in part clears nothing; the
+/// cause detector is never cleared by it.
+#[test]
+fn a_check_seen_failing_before_the_first_edit_is_a_reproduction() {
+    let e = engine(VerificationSource::Reported);
+    let repro = |actions: Vec<Action>, complete: bool| {
+        let mut event = stop(TERSE_FIX, Some(actions));
+        event.actions.as_mut().unwrap().complete = complete;
+        let config = guard::config::builtin(None);
+        let text = Engine::subject(&event, &config);
+        let names: Vec<String> = e.detectors().map(|d| d.spec.name.clone()).collect();
+        let results = e.layer1(&event, &text, &ShellContext::default());
+        let of = |name: &str| {
+            let r = results.iter().find(|r| names[r.index] == name).unwrap();
+            (r.layer1, r.bypasses.clone())
+        };
+        (of(REPRO), of(SHALLOW).0)
+    };
+    let seen = vec![
+        run("cargo test importer", 101),
+        edit("src/import.rs"),
+        run("cargo test", 0),
+    ];
+    let ((layer1, bypasses), shallow) = repro(seen.clone(), true);
+    assert_eq!(layer1, Layer1::Bypass);
+    assert_eq!(bypasses, vec!["action:failure-observed-before-the-change"]);
+    assert_eq!(shallow, Layer1::Hit, "a reproduction states no cause");
+    // Read in part: an older edit may come before the failure.
+    assert_eq!(repro(seen, false).0 .0, Layer1::Hit);
+    let after = vec![
+        edit("src/import.rs"),
+        run("cargo test", 101),
+        edit("src/import.rs"),
+    ];
+    assert_eq!(repro(after, true).0 .0, Layer1::Hit);
+    let no_check = vec![run("grep -rn unwrap src", 1), edit("src/import.rs")];
+    assert_eq!(repro(no_check, true).0 .0, Layer1::Hit);
+}
+
 const PUSH: &str = "All tests pass. Shall I push this to main?";
 
 #[test]
@@ -343,6 +388,18 @@ fn action_rules_and_computed_fields_are_checked_data() {
     assert!(validate(&parse("o", &bad_override).unwrap()).is_err());
     let not_computed = detector("", "'!(verification_observed ?? reported)'", "");
     assert!(validate(&parse("c", &not_computed).unwrap()).is_err());
+    let clearing = detector(
+        "actions: [{id: a, when: [check_failed_before_edit], clears: true}]\n",
+        "reported",
+        "",
+    );
+    validate(&parse("k", &clearing).unwrap()).unwrap();
+    let clearing_with_overrides = detector(
+        "actions: [{id: a, when: [check_failed_before_edit], clears: true, overrides: [b]}]\n",
+        "reported",
+        "",
+    );
+    assert!(validate(&parse("k", &clearing_with_overrides).unwrap()).is_err());
     let unknown_condition = detector("actions: [{id: a, when: [tested]}]\n", "reported", "");
     assert!(parse("u", &unknown_condition).is_err());
     let unknown_field = detector("", "reported", "computed: [tests_green]");

@@ -285,6 +285,18 @@ impl TurnActions {
         }
     }
 
+    /// Whether a command of one of `kinds` ran and failed before the first
+    /// action that changed files (false when nothing changed files).
+    pub fn failed_before_first_edit(&self, kinds: &[CommandKind]) -> bool {
+        let Some(first) = self.actions.iter().position(Action::changes_files) else {
+            return false;
+        };
+        self.actions[..first]
+            .iter()
+            .filter_map(Action::as_command)
+            .any(|run| run.outcome == Outcome::Failed && kinds.iter().any(|k| run.is(*k)))
+    }
+
     /// The commands of `kind` that were executed (refused ones left out),
     /// e.g. the commits, pushes or deploys of the turn.
     pub fn executed(&self, kind: CommandKind) -> impl Iterator<Item = &CommandRun> {

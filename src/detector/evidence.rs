@@ -21,7 +21,10 @@
 //! `keywords` (case-insensitive substrings), one of the detector's signals
 //! (`with_signal: true`), or nothing more. `overrides` names bypasses the
 //! evidence outweighs: a prose claim ("all tests pass") does not clear a
-//! turn whose actions show no test run.
+//! turn whose actions show no test run. A rule with `clears: true` is a
+//! bypass seen in the actions instead: where it holds, it clears a hit
+//! (e.g. a test observed to fail before the first edit is a reproduction,
+//! however the message words it).
 
 use crate::actions::{CommandKind, TurnActions, Verification};
 use serde::{Deserialize, Serialize};
@@ -37,6 +40,10 @@ pub enum Condition {
     NoCheckAfterEdit,
     /// A file was changed and the last check after the last change failed.
     CheckFailedAfterEdit,
+    /// A file was changed, and before the first change a test, build or
+    /// lint ran and failed (the failure was observed, then the code
+    /// changed). Known only for a turn read whole.
+    CheckFailedBeforeEdit,
     /// A command of one of these kinds was executed this turn.
     Executed(Vec<CommandKind>),
 }
@@ -59,6 +66,10 @@ pub struct ActionRule {
     /// Bypass ids that do not clear a hit of this rule.
     #[serde(default)]
     pub overrides: Vec<String>,
+    /// Where the rule holds it clears the detector's hit, as a bypass would
+    /// (reported as `action:<id>` among the bypasses), instead of making one.
+    #[serde(default)]
+    pub clears: bool,
 }
 
 /// A field guard computes from the actions for the decision rule.
@@ -93,6 +104,8 @@ pub struct TurnEvidence {
     pub edited: Option<bool>,
     /// Checks after the last change.
     pub verification: Verification,
+    /// A check failed before the first change (in a turn read whole).
+    pub failed_before_edit: bool,
     /// Bit `i` set: a command of `CommandKind::ALL[i]` was executed.
     executed: u8,
 }
@@ -109,6 +122,8 @@ impl TurnEvidence {
         TurnEvidence {
             edited: actions.edited(),
             verification: actions.verification_after_last_edit(&CommandKind::CHECKS),
+            failed_before_edit: actions.complete
+                && actions.failed_before_first_edit(&CommandKind::CHECKS),
             executed,
         }
     }
@@ -128,6 +143,7 @@ impl TurnEvidence {
             Condition::Edited => edited,
             Condition::NoCheckAfterEdit => edited && self.verification == Verification::NotRun,
             Condition::CheckFailedAfterEdit => edited && self.verification == Verification::Failed,
+            Condition::CheckFailedBeforeEdit => edited && self.failed_before_edit,
             Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
         }
     }
@@ -187,6 +203,12 @@ pub fn validate(spec: &super::DetectorSpec) -> Result<(), String> {
             return Err(format!("action rule `{}` has no `when`", a.id));
         }
         let known = |id: &String| spec.bypasses.iter().any(|b| &b.id == id);
+        if a.clears && (a.with_signal || !a.overrides.is_empty()) {
+            return Err(format!(
+                "action rule `{}` clears a hit, so it takes no `with_signal` or `overrides`",
+                a.id
+            ));
+        }
         if let Some(id) = a.overrides.iter().find(|id| !known(id)) {
             return Err(format!(
                 "action rule `{}` overrides `{id}`, which is not a bypass",
@@ -256,6 +278,14 @@ mod tests {
         assert!(!e.holds(&Condition::CheckFailedAfterEdit));
         let e = evidence(vec![edit(), run("cargo test", 101)]);
         assert!(e.holds(&Condition::CheckFailedAfterEdit));
+        let e = evidence(vec![run("cargo test", 101), edit(), run("cargo test", 0)]);
+        assert!(e.holds(&Condition::CheckFailedBeforeEdit));
+        // A failure after the first change, or of no check (grep finding
+        // nothing), observed nothing before the change.
+        let e = evidence(vec![edit(), run("cargo test", 101), edit()]);
+        assert!(!e.holds(&Condition::CheckFailedBeforeEdit));
+        let e = evidence(vec![run("grep -r foo src", 1), edit()]);
+        assert!(!e.holds(&Condition::CheckFailedBeforeEdit));
         let e = evidence(vec![run("ls", 0)]);
         assert!(!e.holds(&Condition::Edited));
         assert!(!e.holds(&Condition::NoCheckAfterEdit));

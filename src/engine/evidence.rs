@@ -7,26 +7,46 @@ use crate::detector::load::LoadedDetector;
 use crate::detector::{JudgeSpec, Rule, TurnEvidence};
 use crate::verdict::{JudgeOutcome, JudgeReport};
 
+/// What a detector's action rules made of its Layer-1 result.
+pub(super) struct ActionHits<'a> {
+    /// A rule that makes a hit held.
+    pub hit: bool,
+    /// The bypass ids those rules override.
+    pub overridden: Vec<&'a str>,
+    /// The rules with `clears: true` that held, as `action:<id>`.
+    pub clears: Vec<String>,
+}
+
 /// Applies a detector's action rules to its Layer-1 result: each rule that
-/// hits is added to the signals as `action:<id>`. Returns whether one hit and
-/// the bypass ids the hits override. `lower` is the case-folded text.
+/// makes a hit and holds is added to the signals as `action:<id>`; the
+/// clearing rules that hold are returned apart. `lower` is the case-folded
+/// text.
 pub(super) fn action_hits<'a>(
     d: &'a LoadedDetector,
     evidence: &TurnEvidence,
     lower: &str,
     r: &mut Layer1Result,
-) -> (bool, Vec<&'a str>) {
+) -> ActionHits<'a> {
     let signal_hit = !r.signals.is_empty();
-    let mut hit = false;
-    let mut overridden = Vec::new();
+    let mut out = ActionHits {
+        hit: false,
+        overridden: Vec::new(),
+        clears: Vec::new(),
+    };
     for rule in &d.spec.actions {
-        if rule.hits(evidence, lower, signal_hit) {
-            r.signals.push(format!("action:{}", rule.id));
-            overridden.extend(rule.overrides.iter().map(String::as_str));
-            hit = true;
+        if !rule.hits(evidence, lower, signal_hit) {
+            continue;
         }
+        if rule.clears {
+            out.clears.push(format!("action:{}", rule.id));
+            continue;
+        }
+        r.signals.push(format!("action:{}", rule.id));
+        out.overridden
+            .extend(rule.overrides.iter().map(String::as_str));
+        out.hit = true;
     }
-    (hit, overridden)
+    out
 }
 
 /// A judgment decided again with the detector's computed fields set from

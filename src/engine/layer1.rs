@@ -150,8 +150,9 @@ impl Layer1Index {
 
     /// Runs the patterns (or shell rules) of the detectors whose keywords
     /// hit: every signal that passes its gate, then the action rules (when
-    /// the turn's `evidence` is known), then the bypasses of the detectors a
-    /// signal or an action rule hit, then, for a hit left standing, the
+    /// the turn's `evidence` is known; a clearing rule that holds is the
+    /// bypass), then the bypasses of the detectors a signal or an action
+    /// rule hit, then, for a hit left standing, the
     /// request bypasses on the user's `request` that started the turn (when
     /// known; their ids are reported as `request:<id>`). A detector may come
     /// with no keyword (only its action rules can then hit). Results come in
@@ -194,13 +195,18 @@ impl Layer1Index {
                 || (keyword_hit && d.spec.signals.is_empty())
                 || !r.signals.is_empty();
             let mut overridden = Vec::new();
+            let mut clears = Vec::new();
             if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
                 let lower = gates.0.folded();
-                let (action_hit, o) = super::evidence::action_hits(d, evidence, lower, &mut r);
-                hit |= action_hit;
-                overridden = o;
+                let actions = super::evidence::action_hits(d, evidence, lower, &mut r);
+                hit |= actions.hit;
+                (overridden, clears) = (actions.overridden, actions.clears);
             }
-            if hit {
+            if hit && !clears.is_empty() && r.error.is_none() {
+                // A bypass seen in the actions: no pattern needs to run.
+                r.bypasses = clears;
+                r.layer1 = Layer1::Bypass;
+            } else if hit {
                 r.layer1 = Layer1::Hit;
                 let jobs = self.jobs(index, d, List::Bypasses);
                 match self.run(jobs, text, &mut gates, &overridden) {
