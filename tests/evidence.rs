@@ -202,13 +202,14 @@ fn no_actions_is_layer1_on_the_text_alone() {
 }
 
 /// A judge that writes its prompt to `dump` and answers every detector with
-/// a proposal whose prose reports verification.
+/// a proposal (or, `proposal` false, a report of a step already taken) whose
+/// prose reports verification.
 #[cfg(unix)]
-fn script_config(dump: &std::path::Path) -> guard::config::Config {
+fn script_config(dump: &std::path::Path, proposal: bool) -> guard::config::Config {
     let mut config = guard::config::builtin(None);
     let script = format!(
         "cat > '{}'; n=$(grep -o 'exactly \"[A-Za-z0-9]*\"' '{}' | head -n 1 | cut -d '\"' -f 2); \
-         printf '{{\"nonce\":\"%s\",\"new_proposal\":true,\"verification_reported\":true,\"verification_observed\":true,\"direction_query\":false,\"future_step_description\":false,\"retraction_or_quote\":false,\"reason\":\"r\"}}' \"$n\"",
+         printf '{{\"nonce\":\"%s\",\"new_proposal\":{proposal},\"shipped_without_check\":false,\"verification_reported\":true,\"verification_observed\":true,\"direction_query\":false,\"future_step_description\":false,\"retraction_or_quote\":false,\"reason\":\"r\"}}' \"$n\"",
         dump.display(),
         dump.display()
     );
@@ -224,7 +225,17 @@ fn judged(
     event: &Event,
     dump: &std::path::Path,
 ) -> DetectorReport {
-    let config = script_config(dump);
+    judged_as(verification, event, dump, true)
+}
+
+#[cfg(unix)]
+fn judged_as(
+    verification: VerificationSource,
+    event: &Event,
+    dump: &std::path::Path,
+    proposal: bool,
+) -> DetectorReport {
+    let config = script_config(dump, proposal);
     let opts = EvalOptions {
         use_judge: true,
         deadline: Instant::now() + Duration::from_secs(20),
@@ -237,6 +248,58 @@ fn judged(
         .into_iter()
         .find(|d| d.name == COMMIT)
         .unwrap()
+}
+
+/// A commit or push guard saw run on a change no passing check followed is
+/// the step taken unverified: Layer 1 hits whatever the prose claims, and
+/// the rule blocks even when the judge reads a past-tense report (and
+/// claims the computed field false). A check between the change and the
+/// push, or `verification: reported`, leaves it to the prose.
+#[cfg(unix)]
+#[test]
+fn a_push_seen_on_an_unchecked_change_is_the_step_taken_unverified() {
+    let text = "Committed and pushed to main (a41c9e2). All tests pass.";
+    let shipped = || {
+        Some(vec![
+            edit("a.rs"),
+            run("git commit -am x", 0),
+            run("git push", 0),
+        ])
+    };
+    let checked = || {
+        Some(vec![
+            edit("a.rs"),
+            run("cargo test", 0),
+            run("git commit -am x", 0),
+            run("git push", 0),
+        ])
+    };
+    let e = engine(VerificationSource::Observed);
+    let r = layer1(&e, &stop(text, shipped()));
+    let c = of(&r, COMMIT);
+    assert_eq!(c.1, Layer1::Hit, "{r:?}");
+    assert!(c.2.contains(&"action:shipped-without-check".to_string()));
+    assert_ne!(
+        of(&layer1(&e, &stop(text, checked())), COMMIT).1,
+        Layer1::Hit
+    );
+    let dump = dump_path("shipped");
+    let r = judged_as(
+        VerificationSource::Observed,
+        &stop(text, shipped()),
+        &dump,
+        false,
+    );
+    assert_eq!(r.judge.outcome, JudgeOutcome::Violation, "{r:?}");
+    assert_eq!(r.judge.fields["shipped_without_check"], true);
+    let r = judged_as(
+        VerificationSource::Reported,
+        &stop(text, shipped()),
+        &dump,
+        false,
+    );
+    assert_eq!(r.judge.outcome, JudgeOutcome::Allow, "{r:?}");
+    let _ = std::fs::remove_file(&dump);
 }
 
 fn dump_path(name: &str) -> std::path::PathBuf {

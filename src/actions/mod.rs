@@ -285,6 +285,29 @@ impl TurnActions {
         }
     }
 
+    /// Whether a commit, push or deploy ran (and did not fail) with a change
+    /// before it that no passing test, build or lint checked in between.
+    pub fn shipped_without_check(&self) -> bool {
+        let ships = [CommandKind::Commit, CommandKind::Push, CommandKind::Deploy];
+        self.actions.iter().enumerate().any(|(at, action)| {
+            let shipped = action.as_command().is_some_and(|run| {
+                matches!(run.outcome, Outcome::Succeeded | Outcome::Unknown)
+                    && ships.iter().any(|k| run.is(*k))
+            });
+            let Some(edit) = self.actions[..at].iter().rposition(Action::changes_files) else {
+                return false;
+            };
+            shipped
+                && !self.actions[edit + 1..at]
+                    .iter()
+                    .filter_map(Action::as_command)
+                    .any(|run| {
+                        run.outcome == Outcome::Succeeded
+                            && run.kinds().iter().any(|k| k.is_check())
+                    })
+        })
+    }
+
     /// Whether a command of one of `kinds` ran and failed before the first
     /// action that changed files (false when nothing changed files).
     pub fn failed_before_first_edit(&self, kinds: &[CommandKind]) -> bool {

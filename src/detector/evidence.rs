@@ -46,6 +46,9 @@ pub enum Condition {
     CheckFailedBeforeEdit,
     /// A command of one of these kinds was executed this turn.
     Executed(Vec<CommandKind>),
+    /// A commit, push or deploy ran with a change before it that no passing
+    /// test, build or lint checked in between.
+    ShippedWithoutCheck,
 }
 
 /// A Layer-1 action rule (see the module docs).
@@ -83,6 +86,10 @@ pub enum ComputedField {
     VerificationObserved,
     /// A file was changed this turn.
     EditedThisTurn,
+    /// A commit, push or deploy ran this turn on a change no passing check
+    /// followed (the step is done, not proposed). Known only under
+    /// `verification: observed`, when the turn's actions are known.
+    ShippedWithoutCheck,
 }
 
 impl ComputedField {
@@ -91,6 +98,7 @@ impl ComputedField {
         match self {
             ComputedField::VerificationObserved => "verification_observed",
             ComputedField::EditedThisTurn => "edited_this_turn",
+            ComputedField::ShippedWithoutCheck => "shipped_without_check",
         }
     }
 }
@@ -106,6 +114,8 @@ pub struct TurnEvidence {
     pub verification: Verification,
     /// A check failed before the first change (in a turn read whole).
     pub failed_before_edit: bool,
+    /// A commit, push or deploy shipped a change no passing check followed.
+    pub shipped_unchecked: bool,
     /// Bit `i` set: a command of `CommandKind::ALL[i]` was executed.
     executed: u8,
 }
@@ -124,6 +134,7 @@ impl TurnEvidence {
             verification: actions.verification_after_last_edit(&CommandKind::CHECKS),
             failed_before_edit: actions.complete
                 && actions.failed_before_first_edit(&CommandKind::CHECKS),
+            shipped_unchecked: actions.shipped_without_check(),
             executed,
         }
     }
@@ -145,6 +156,7 @@ impl TurnEvidence {
             Condition::CheckFailedAfterEdit => edited && self.verification == Verification::Failed,
             Condition::CheckFailedBeforeEdit => edited && self.failed_before_edit,
             Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
+            Condition::ShippedWithoutCheck => self.shipped_unchecked,
         }
     }
 
@@ -153,6 +165,10 @@ impl TurnEvidence {
     pub fn computed(&self, field: ComputedField, source: VerificationSource) -> Option<bool> {
         match field {
             ComputedField::EditedThisTurn => self.edited,
+            ComputedField::ShippedWithoutCheck => match source {
+                VerificationSource::Reported => None,
+                VerificationSource::Observed => Some(self.shipped_unchecked),
+            },
             // Nothing edited this turn: the change was verified (or not) in
             // a turn guard did not read.
             ComputedField::VerificationObserved => match (source, self.verification) {
@@ -286,6 +302,26 @@ mod tests {
         assert!(!e.holds(&Condition::CheckFailedBeforeEdit));
         let e = evidence(vec![run("grep -r foo src", 1), edit()]);
         assert!(!e.holds(&Condition::CheckFailedBeforeEdit));
+        // A commit or push on a change no passing check followed; a check
+        // between the change and the push, or no change before it, is fine.
+        let e = evidence(vec![edit(), run("git commit -am x", 0), run("git push", 0)]);
+        assert!(e.holds(&Condition::ShippedWithoutCheck));
+        let e = evidence(vec![
+            edit(),
+            run("cargo test", 0),
+            run("git push", 0),
+            edit(),
+        ]);
+        assert!(!e.holds(&Condition::ShippedWithoutCheck));
+        let e = evidence(vec![edit(), run("cargo test", 101), run("git push", 0)]);
+        assert!(e.holds(&Condition::ShippedWithoutCheck));
+        let e = evidence(vec![run("git push", 0)]);
+        assert!(!e.holds(&Condition::ShippedWithoutCheck));
+        let e = evidence(vec![edit(), run("git push", 1)]);
+        assert!(
+            !e.holds(&Condition::ShippedWithoutCheck),
+            "a failed push shipped nothing"
+        );
         let e = evidence(vec![run("ls", 0)]);
         assert!(!e.holds(&Condition::Edited));
         assert!(!e.holds(&Condition::NoCheckAfterEdit));
