@@ -106,18 +106,18 @@ impl<'a> Job<'a> {
         }
     }
 
-    /// Whether the pattern matches `text` (of class `class`); the error
-    /// names the detector and pattern.
     /// The pattern's literal gate, encoded (see [`crate::pattern::Gate`]).
     pub(super) fn gate(&self) -> &'a str {
         self.slot.gate.get_or_init(|| gate_of(self.pattern))
     }
 
+    /// Whether the pattern matches `text` (of class `class`); the error
+    /// names the detector and pattern.
     pub(super) fn run(&self, text: &str, class: TextClass) -> Result<bool, String> {
         (self.compile_for(class).map(|m| m.is_match(text))).map_err(String::clone)
     }
 
-    pub(super) fn compile(&self) -> &Result<Matcher, String> {
+    fn compile(&self) -> &Result<Matcher, String> {
         self.slot.regex.get_or_init(|| {
             crate::pattern::compile(&self.pattern.pattern).map_err(|e| {
                 format!(

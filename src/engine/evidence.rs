@@ -9,7 +9,7 @@ use crate::verdict::{JudgeOutcome, JudgeReport};
 
 /// What a detector's action rules made of its Layer-1 result.
 pub(super) struct ActionHits<'a> {
-    /// A rule that makes a hit held.
+    /// Whether a rule that makes a hit held.
     pub hit: bool,
     /// The bypass ids those rules override.
     pub overridden: Vec<&'a str>,
