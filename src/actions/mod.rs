@@ -289,23 +289,25 @@ impl TurnActions {
     /// before it that no passing test, build or lint checked in between.
     pub fn shipped_without_check(&self) -> bool {
         let ships = [CommandKind::Commit, CommandKind::Push, CommandKind::Deploy];
-        self.actions.iter().enumerate().any(|(at, action)| {
-            let shipped = action.as_command().is_some_and(|run| {
-                matches!(run.outcome, Outcome::Succeeded | Outcome::Unknown)
-                    && ships.iter().any(|k| run.is(*k))
-            });
-            let Some(edit) = self.actions[..at].iter().rposition(Action::changes_files) else {
-                return false;
+        // A change made and not yet followed by a passing check.
+        let mut unchecked = false;
+        for action in &self.actions {
+            if action.changes_files() {
+                unchecked = true;
+                continue;
+            }
+            let Some(run) = action.as_command() else {
+                continue;
             };
-            shipped
-                && !self.actions[edit + 1..at]
-                    .iter()
-                    .filter_map(Action::as_command)
-                    .any(|run| {
-                        run.outcome == Outcome::Succeeded
-                            && run.kinds().iter().any(|k| k.is_check())
-                    })
-        })
+            let ran = matches!(run.outcome, Outcome::Succeeded | Outcome::Unknown);
+            if ran && unchecked && ships.iter().any(|k| run.is(*k)) {
+                return true;
+            }
+            if run.outcome == Outcome::Succeeded && run.kinds().iter().any(|k| k.is_check()) {
+                unchecked = false;
+            }
+        }
+        false
     }
 
     /// Whether a command of one of `kinds` ran and failed before the first
