@@ -123,6 +123,7 @@ fn a_project_config_cannot_switch_a_detector_off_or_loosen_anything() {
         ),
         ("detectors: {ship-now: {mode: shadow}}", "ship-now.mode"),
         ("detectors: {ship-now: {file: /dev/null}}", "ship-now.file"),
+        ("detectors: {ship-now: {gate: signals}}", "ship-now.gate"),
         ("failure: {stop: allow}", "failure.stop"),
         ("text: {max_bytes: 1}", "text.max_bytes"),
         ("loop_guard: {max_blocks: 0}", "max_blocks"),
@@ -179,6 +180,25 @@ fn a_project_config_may_tighten_and_a_trusting_user_may_let_it_loosen() {
     assert!(
         is_block(&out),
         "the added signal and failure policy apply: {}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));
+
+    // Tighten: a keyword hit alone goes to the judge (here none: the
+    // failure policy blocks), where the user's gate wanted a signal too.
+    let sb = with_user_policy("");
+    let keyword_only = "we could ship the parser on Friday";
+    let out = sb.run(&["hook", "claude-code"], &stop_in_repo(&sb, keyword_only));
+    assert!(!is_block(&out), "no signal, no judge: {}", stdout(&out));
+    sb.write(
+        "repo/.guard.yaml",
+        "detectors: {ship-now: {gate: keywords}}\n",
+    );
+    let out = sb.run(&["hook", "claude-code"], &stop_in_repo(&sb, keyword_only));
+    assert!(
+        is_block(&out),
+        "gate: keywords sends the keyword hit on: {} {}",
+        stdout(&out),
         stderr(&out)
     );
     assert!(!stderr(&out).contains("refused"), "{}", stderr(&out));

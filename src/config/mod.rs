@@ -204,6 +204,9 @@ pub struct DetectorSettings {
     /// Where a rule's `verification_observed ?? verification_reported`
     /// takes verification from (unset: the detector file's choice).
     pub verification: Option<VerificationSource>,
+    /// What a keyword hit needs before the judge is asked (unset: the
+    /// detector file's choice, `signals` for the built-in ones).
+    pub gate: Option<crate::detector::Gate>,
 }
 
 impl Default for DetectorSettings {
@@ -216,6 +219,7 @@ impl Default for DetectorSettings {
             extra_signals: Vec::new(),
             shell: crate::shell::ShellSettings::default(),
             verification: None,
+            gate: None,
         }
     }
 }

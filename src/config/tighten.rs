@@ -68,6 +68,14 @@ pub(super) fn tighten_only(current: &Value, project: &mut Value) -> Vec<String> 
                     "detectors.{name}.verification: only your own config may set it"
                 ));
             }
+            if s.get("gate")
+                .is_some_and(|g| g.as_str() != Some("keywords"))
+            {
+                s.remove("gate");
+                refused.push(format!(
+                    "detectors.{name}.gate: a project may only set it to keywords"
+                ));
+            }
             if s.remove("file").is_some() {
                 refused.push(format!(
                     "detectors.{name}.file: only your own config may load detector files"

@@ -196,6 +196,8 @@ pub struct LoadedHead {
     shell: crate::shell::ShellSettings,
     /// The config's `verification`, replacing the detector file's.
     verification: Option<super::VerificationSource>,
+    /// The config's `gate`, replacing the detector file's.
+    gate: Option<super::Gate>,
     /// Where the rest of the spec is.
     source: HeadSource,
 }
@@ -222,6 +224,7 @@ impl LoadedHead {
         };
         spec.keywords = self.head.keywords.iter().map(String::from).collect();
         spec.signals.extend(self.extra_signals);
+        spec.gate = self.gate.unwrap_or(spec.gate);
         if let (Some(v), Some(judge)) = (self.verification, spec.judge.as_mut()) {
             judge.verification = v;
         }
@@ -351,6 +354,7 @@ pub fn heads_lenient(
             extra_signals: settings.extra_signals,
             shell: settings.shell,
             verification: settings.verification,
+            gate: settings.gate,
             source,
         });
     }

@@ -122,6 +122,21 @@ pub fn applies_to(events: &[EventKind], tools: &[String], event: &Event) -> bool
         .is_some_and(|t| tools.contains(&t.canonical))
 }
 
+/// What a keyword hit needs before Layer 1 sends a detector to the judge.
+///
+/// The two are the ends of a measured trade-off (docs/eval.md): signals keep
+/// most ordinary turns away from the judge and miss the violations no
+/// signal reads; keywords miss almost none and send most turns to the judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Gate {
+    /// A signal (or an action rule) must match too.
+    #[default]
+    Signals,
+    /// A keyword hit is enough; bypasses still clear it.
+    Keywords,
+}
+
 /// One detector, as written in its YAML file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -142,6 +157,10 @@ pub struct DetectorSpec {
     /// Signal patterns: a match makes Layer 1 a hit.
     #[serde(default)]
     pub signals: Vec<PatternSpec>,
+    /// What a keyword hit needs before the judge is asked (the config's
+    /// `detectors.<name>.gate` overrides it).
+    #[serde(default)]
+    pub gate: Gate,
     /// Bypass patterns: a match makes a hit a clear allow, with no judge.
     #[serde(default)]
     pub bypasses: Vec<PatternSpec>,

@@ -9,7 +9,7 @@
 use super::compiled_patterns::{Compiled, Gated, Job, List};
 use super::keyword_index::KeywordIndex;
 use crate::detector::load::{Detector, LoadedDetector};
-use crate::detector::TurnEvidence;
+use crate::detector::{Gate, TurnEvidence};
 use crate::pattern::{GateText, TextClass};
 use crate::shell::{self, ShellContext, ShellMatch};
 use crate::verdict::Layer1;
@@ -191,9 +191,9 @@ impl Layer1Index {
                     Err(e) => r.error = Some(e),
                 }
             }
-            let mut hit = r.error.is_some()
-                || (keyword_hit && d.spec.signals.is_empty())
-                || !r.signals.is_empty();
+            let keyword_enough = d.spec.signals.is_empty() || d.spec.gate == Gate::Keywords;
+            let mut hit =
+                r.error.is_some() || (keyword_hit && keyword_enough) || !r.signals.is_empty();
             let mut overridden = Vec::new();
             let mut clears = Vec::new();
             if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
