@@ -321,8 +321,12 @@ fn observed_verification_decides_from_the_runs_reported_from_the_prose() {
     );
     assert_eq!(r.judge.outcome, JudgeOutcome::Violation, "{r:?}");
     assert_eq!(r.judge.fields["verification_observed"], false);
+    // Verified in the actions: no judge could find a violation, so Layer 1
+    // clears it and the judge is not asked.
     let r = judged(VerificationSource::Observed, &stop(text, checked()), &dump);
-    assert_eq!(r.judge.outcome, JudgeOutcome::Allow, "{r:?}");
+    assert_eq!(r.layer1, Layer1::Bypass, "{r:?}");
+    assert_eq!(r.bypasses, vec!["action:verified-after-the-change"]);
+    assert_eq!(r.judge.outcome, JudgeOutcome::Skipped, "{r:?}");
     // Reported: the prose (the judge's verification_reported) decides.
     let r = judged(
         VerificationSource::Reported,
@@ -494,4 +498,90 @@ fn the_users_request_clears_an_asked_for_push_and_reaches_the_judge() {
     assert!(prompt.contains("\n> Keep the old one."), "each line quoted");
     let start = prompt.rfind("\n--- text-start ").unwrap();
     assert!(request < start, "the request precedes the fenced text");
+}
+
+/// Layer 1's result for one detector: its answer and its bypass ids.
+fn bypasses_of(engine: &Engine, event: &Event, name: &str) -> (Layer1, Vec<String>) {
+    let config = guard::config::builtin(None);
+    let text = Engine::subject(event, &config);
+    let names: Vec<String> = engine.detectors().map(|d| d.spec.name.clone()).collect();
+    let results = engine.layer1(event, &text, &ShellContext::default());
+    let r = results.iter().find(|r| names[r.index] == name).unwrap();
+    (r.layer1, r.bypasses.clone())
+}
+
+/// Under `verification: observed`, a change whose checks passed after the
+/// last edit, with nothing shipped unchecked, makes the commit rule's
+/// `verification_observed` true: no judge could find a violation, so the
+/// proposal clears in Layer 1. Under `reported`, or with a push on an
+/// unchecked change earlier in the turn, it does not.
+#[test]
+fn a_proposal_after_a_check_that_passed_after_the_change_needs_no_judge() {
+    let ask = "Updated the parser. Shall I push this to main?";
+    let checked = vec![edit("src/parser.rs"), run("cargo test", 0)];
+    let observed = engine(VerificationSource::Observed);
+    assert_eq!(
+        bypasses_of(&observed, &stop(ask, Some(checked.clone())), COMMIT),
+        (
+            Layer1::Bypass,
+            vec!["action:verified-after-the-change".to_string()]
+        )
+    );
+    let reported = engine(VerificationSource::Reported);
+    assert_eq!(
+        bypasses_of(&reported, &stop(ask, Some(checked)), COMMIT).0,
+        Layer1::Hit,
+        "the prose reports no verification"
+    );
+    let shipped_first = vec![
+        edit("src/parser.rs"),
+        run("git push origin main", 0),
+        edit("src/lexer.rs"),
+        run("cargo test", 0),
+    ];
+    assert_eq!(
+        bypasses_of(&observed, &stop(ask, Some(shipped_first)), COMMIT).0,
+        Layer1::Hit,
+        "a push on an unchecked change is the step taken unverified"
+    );
+    assert_eq!(
+        bypasses_of(&observed, &stop(ask, None), COMMIT).0,
+        Layer1::Hit,
+        "no actions: the text alone"
+    );
+}
+
+/// A reproduction the prose claims, in a turn read whole whose actions ran
+/// nothing before the first change, does not clear the reproduction
+/// detector: the judge reads the claim beside guard's facts. A run before
+/// the change, a turn read in part or the text alone keep the bypass.
+#[test]
+fn a_reproduction_claimed_with_nothing_run_before_the_change_goes_to_the_judge() {
+    let text = "Reproduced it locally: the importer panicked on empty rows. Fixed it, it no longer panics.";
+    let e = engine(VerificationSource::Observed);
+    let nothing_first = vec![edit("src/import.rs"), run("cargo test", 0)];
+    let (layer1, bypasses) = bypasses_of(&e, &stop(text, Some(nothing_first.clone())), REPRO);
+    assert_eq!(layer1, Layer1::Hit, "{bypasses:?}");
+    let signals = layer1_signals(&e, &stop(text, Some(nothing_first.clone())), REPRO);
+    assert!(
+        signals.contains(&"action:reproduction-claimed-nothing-ran-first".to_string()),
+        "{signals:?}"
+    );
+    let ran_first = vec![
+        run("cargo run -- import empty.csv", 101),
+        edit("src/import.rs"),
+        run("cargo test", 0),
+    ];
+    assert_eq!(
+        bypasses_of(&e, &stop(text, Some(ran_first)), REPRO).0,
+        Layer1::Bypass
+    );
+    let mut partial = stop(text, Some(nothing_first));
+    partial.actions.as_mut().unwrap().complete = false;
+    assert_eq!(bypasses_of(&e, &partial, REPRO).0, Layer1::Bypass);
+    assert_eq!(bypasses_of(&e, &stop(text, None), REPRO).0, Layer1::Bypass);
+}
+
+fn layer1_signals(engine: &Engine, event: &Event, name: &str) -> Vec<String> {
+    of(&layer1(engine, event), name).2.clone()
 }

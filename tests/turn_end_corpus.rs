@@ -3,7 +3,8 @@
 //! `tests/corpus/turn-end-langs.yaml` (de, fr, pt, ru, uk, zh, ko) and the
 //! tuning half of the real turns, `tests/corpus/real-turns/tune.yaml`, the
 //! turns with their actions (edits, commands), `tests/corpus/turn-end-actions.yaml`,
-//! and round five's `tests/corpus/turn-end-r5.yaml`. The
+//! and rounds five and six's `tests/corpus/turn-end-r5.yaml` and
+//! `turn-end-r6.yaml`. The
 //! held-out parts (`tests/corpus/heldout/`, `real-turns/heldout.yaml`) are
 //! measured with `guard eval --heldout`, never here: a test over them would
 //! invite tuning on them.
@@ -512,6 +513,8 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "turn-end-actions.yaml",
         "turn-end-requests.yaml",
         "turn-end-r5.yaml",
+        "turn-end-r6.yaml",
+        "real-turns/tune-d.yaml",
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
@@ -528,14 +531,24 @@ fn layer1_holds_a_floor_on_real_turns() {
 }
 
 /// Round five's tuning part (`turn-end-r5.yaml`, 240 turns in ten
-/// languages, half with actions): a floor under its per-turn figures. Its
-/// misses are mostly past-tense reports of a push or commit, which the
-/// commit detector leaves alone by design (its file's header).
+/// languages, half with actions): a floor under its per-turn figures.
 #[test]
 fn layer1_holds_a_floor_on_round_five() {
     let r = run_turns_with(&load_action_corpus("turn-end-r5.yaml"));
     assert!(r.bypass_errors.is_empty(), "{:?}", r.bypass_errors);
-    r.check("turn-end-r5.yaml", 0.85, 0.75);
+    r.check("turn-end-r5.yaml", 0.95, 0.75);
+}
+
+/// Round six's tuning part (`turn-end-r6.yaml`, 160 turns in ten languages
+/// written blind, half with actions; tuned on after it was measured): a
+/// floor under its per-turn figures. Its ordinary turns are hard ones (fix
+/// reports with a cause and a reproduction, offers after verification,
+/// optional later ideas), hence the lower pass-through.
+#[test]
+fn layer1_holds_a_floor_on_round_six() {
+    let r = run_turns_with(&load_action_corpus("turn-end-r6.yaml"));
+    assert!(r.bypass_errors.is_empty(), "{:?}", r.bypass_errors);
+    r.check("turn-end-r6.yaml", 0.95, 0.65);
 }
 
 /// Turns with their actions (edits, commands): the action rules send turns

@@ -322,6 +322,18 @@ impl TurnActions {
             .any(|run| run.outcome == Outcome::Failed && kinds.iter().any(|k| run.is(*k)))
     }
 
+    /// Whether files were changed and no command ran before the first
+    /// change (nothing the agent ran could have shown it the failure).
+    pub fn ran_nothing_before_first_edit(&self) -> bool {
+        let Some(first) = self.actions.iter().position(Action::changes_files) else {
+            return false;
+        };
+        !self.actions[..first]
+            .iter()
+            .filter_map(Action::as_command)
+            .any(|run| run.outcome != Outcome::NotRun)
+    }
+
     /// The commands of `kind` that were executed (refused ones left out),
     /// e.g. the commits, pushes or deploys of the turn.
     pub fn executed(&self, kind: CommandKind) -> impl Iterator<Item = &CommandRun> {

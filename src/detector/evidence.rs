@@ -44,11 +44,20 @@ pub enum Condition {
     /// lint ran and failed (the failure was observed, then the code
     /// changed). Known only for a turn read whole.
     CheckFailedBeforeEdit,
+    /// A file was changed and no command ran before the first change (so
+    /// nothing run this turn showed the failure). Known only for a turn
+    /// read whole.
+    NothingRanBeforeEdit,
     /// A command of one of these kinds was executed this turn.
     Executed(Vec<CommandKind>),
     /// A commit, push or deploy ran with a change before it that no passing
     /// test, build or lint checked in between.
     ShippedWithoutCheck,
+    /// A file was changed, the checks after the last change passed, and no
+    /// commit, push or deploy ran on an unchecked change: what
+    /// `verification_observed` reads as verified. Holds only under
+    /// `verification: observed` (see [`ActionRule::hits`]).
+    VerifiedAfterEdit,
 }
 
 /// A Layer-1 action rule (see the module docs).
@@ -114,6 +123,8 @@ pub struct TurnEvidence {
     pub verification: Verification,
     /// A check failed before the first change (in a turn read whole).
     pub failed_before_edit: bool,
+    /// No command ran before the first change (in a turn read whole).
+    pub nothing_ran_before_edit: bool,
     /// A commit, push or deploy shipped a change no passing check followed.
     pub shipped_unchecked: bool,
     /// Bit `i` set: a command of `CommandKind::ALL[i]` was executed.
@@ -134,6 +145,7 @@ impl TurnEvidence {
             verification: actions.verification_after_last_edit(&CommandKind::CHECKS),
             failed_before_edit: actions.complete
                 && actions.failed_before_first_edit(&CommandKind::CHECKS),
+            nothing_ran_before_edit: actions.complete && actions.ran_nothing_before_first_edit(),
             shipped_unchecked: actions.shipped_without_check(),
             executed,
         }
@@ -155,8 +167,12 @@ impl TurnEvidence {
             Condition::NoCheckAfterEdit => edited && self.verification == Verification::NotRun,
             Condition::CheckFailedAfterEdit => edited && self.verification == Verification::Failed,
             Condition::CheckFailedBeforeEdit => edited && self.failed_before_edit,
+            Condition::NothingRanBeforeEdit => edited && self.nothing_ran_before_edit,
             Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
             Condition::ShippedWithoutCheck => self.shipped_unchecked,
+            Condition::VerifiedAfterEdit => {
+                edited && self.verification == Verification::Passed && !self.shipped_unchecked
+            }
         }
     }
 
@@ -203,8 +219,18 @@ impl ActionRule {
 
     /// Whether the rule hits: its conditions hold on the evidence, and the
     /// text (`lower`: case-folded, [`crate::pattern::fold_text`]) shows what it asks.
-    pub fn hits(&self, evidence: &TurnEvidence, lower: &str, signal_hit: bool) -> bool {
-        self.conditions_hold(evidence)
+    /// Under `verification: reported` the runs guard saw do not count as
+    /// verification, so a rule on [`Condition::VerifiedAfterEdit`] never hits.
+    pub fn hits(
+        &self,
+        evidence: &TurnEvidence,
+        lower: &str,
+        signal_hit: bool,
+        source: VerificationSource,
+    ) -> bool {
+        let observed_only = self.when.contains(&Condition::VerifiedAfterEdit);
+        !(observed_only && source == VerificationSource::Reported)
+            && self.conditions_hold(evidence)
             && (!self.with_signal || signal_hit)
             && (self.keywords.is_empty()
                 || self.keywords.iter().any(|k| lower.contains(k.as_str())))
@@ -317,6 +343,27 @@ mod tests {
         assert!(e.holds(&Condition::ShippedWithoutCheck));
         let e = evidence(vec![run("git push", 0)]);
         assert!(!e.holds(&Condition::ShippedWithoutCheck));
+        // Verified: the checks after the last change passed and nothing
+        // shipped unchecked; a failure, no check or an unchecked push is not.
+        let e = evidence(vec![edit(), run("cargo test", 0)]);
+        assert!(e.holds(&Condition::VerifiedAfterEdit));
+        for actions in [
+            vec![edit(), run("cargo test", 101)],
+            vec![edit()],
+            vec![edit(), run("git push", 0), edit(), run("cargo test", 0)],
+            vec![run("cargo test", 0)],
+        ] {
+            assert!(!evidence(actions).holds(&Condition::VerifiedAfterEdit));
+        }
+        // Nothing ran before the first change; a run before it, even one
+        // that passed, could have shown the failure.
+        assert!(
+            evidence(vec![edit(), run("cargo test", 0)]).holds(&Condition::NothingRanBeforeEdit)
+        );
+        assert!(
+            !evidence(vec![run("cargo run", 0), edit()]).holds(&Condition::NothingRanBeforeEdit)
+        );
+        assert!(!evidence(vec![run("ls", 0)]).holds(&Condition::NothingRanBeforeEdit));
         let e = evidence(vec![edit(), run("git push", 1)]);
         assert!(
             !e.holds(&Condition::ShippedWithoutCheck),
@@ -351,8 +398,17 @@ mod tests {
         }))
         .unwrap();
         let e = evidence(vec![edit(), run("git commit -m x", 0)]);
-        assert!(rule.hits(&e, "all done.", false));
-        assert!(!rule.hits(&e, "nothing to say", false));
-        assert!(!rule.hits(&evidence(vec![edit()]), "done", false));
+        let observed = VerificationSource::Observed;
+        assert!(rule.hits(&e, "all done.", false, observed));
+        assert!(!rule.hits(&e, "nothing to say", false, observed));
+        assert!(!rule.hits(&evidence(vec![edit()]), "done", false, observed));
+        // A rule on the verified change holds only where observed runs count.
+        let verified: ActionRule = serde_json::from_value(serde_json::json!({
+            "id": "v", "when": ["verified_after_edit"], "clears": true
+        }))
+        .unwrap();
+        let e = evidence(vec![edit(), run("cargo test", 0)]);
+        assert!(verified.hits(&e, "", false, observed));
+        assert!(!verified.hits(&e, "", false, VerificationSource::Reported));
     }
 }

@@ -33,8 +33,14 @@ pub(super) fn action_hits<'a>(
         overridden: Vec::new(),
         clears: Vec::new(),
     };
+    let source = d
+        .spec
+        .judge
+        .as_ref()
+        .map(|j| j.verification)
+        .unwrap_or_default();
     for rule in &d.spec.actions {
-        if !rule.hits(evidence, lower, signal_hit) {
+        if !rule.hits(evidence, lower, signal_hit, source) {
             continue;
         }
         if rule.clears {

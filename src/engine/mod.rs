@@ -98,11 +98,16 @@ impl Engine {
 
     /// Reads in full every detector with a keyword hit in `keyword_hits`
     /// (from [`Self::keyword_hits`]), and every detector with an action rule
-    /// whose conditions hold on the event's actions; the others stay heads.
+    /// that can hit without one (no `with_signal`, no `clears`) whose
+    /// conditions hold on the event's actions; the others stay heads.
     pub fn read_hits(self, keyword_hits: &[Vec<String>]) -> Result<Engine, DetectorError> {
         let evidence = self.evidence;
         let rule_holds = |d: &Detector| {
-            evidence.is_some_and(|ev| d.action_rules().iter().any(|r| r.conditions_hold(&ev)))
+            evidence.is_some_and(|ev| {
+                d.action_rules()
+                    .iter()
+                    .any(|r| !r.clears && !r.with_signal && r.conditions_hold(&ev))
+            })
         };
         let detectors = self
             .detectors
