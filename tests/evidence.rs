@@ -7,7 +7,7 @@ use guard::actions::{Action, CommandRun, FileEdit, Outcome, TurnActions};
 use guard::config::Mode;
 use guard::detector::load::{builtins, LoadedDetector};
 use guard::detector::VerificationSource;
-use guard::engine::{Engine, EvalOptions};
+use guard::engine::{Engine, EvalOptions, Layer1Result};
 use guard::event::{Event, EventKind};
 use guard::shell::ShellContext;
 use guard::verdict::{DetectorReport, JudgeOutcome, Layer1};
@@ -62,14 +62,31 @@ fn stop(text: &str, actions: Option<Vec<Action>>) -> Event {
     e
 }
 
-fn layer1(engine: &Engine, event: &Event) -> Vec<(String, Layer1, Vec<String>)> {
+/// Layer 1 on the event, each detector's result by its name.
+fn results(engine: &Engine, event: &Event) -> Vec<(String, Layer1Result)> {
     let config = guard::config::builtin(None);
     let text = Engine::subject(event, &config);
     let hits = engine.layer1(event, &text, &ShellContext::default());
     let names: Vec<String> = engine.detectors().map(|d| d.spec.name.clone()).collect();
     hits.into_iter()
-        .map(|r| (names[r.index].clone(), r.layer1, r.signals))
+        .map(|r| (names[r.index].clone(), r))
         .collect()
+}
+
+fn layer1(engine: &Engine, event: &Event) -> Vec<(String, Layer1, Vec<String>)> {
+    results(engine, event)
+        .into_iter()
+        .map(|(name, r)| (name, r.layer1, r.signals))
+        .collect()
+}
+
+/// Layer 1's result for one detector: its answer and its bypass ids.
+fn bypasses_of(engine: &Engine, event: &Event, name: &str) -> (Layer1, Vec<String>) {
+    let (_, r) = results(engine, event)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap();
+    (r.layer1, r.bypasses)
 }
 
 fn of<'a>(
@@ -122,15 +139,10 @@ fn a_check_seen_failing_before_the_first_edit_is_a_reproduction() {
     let repro = |actions: Vec<Action>, complete: bool| {
         let mut event = stop(TERSE_FIX, Some(actions));
         event.actions.as_mut().unwrap().complete = complete;
-        let config = guard::config::builtin(None);
-        let text = Engine::subject(&event, &config);
-        let names: Vec<String> = e.detectors().map(|d| d.spec.name.clone()).collect();
-        let results = e.layer1(&event, &text, &ShellContext::default());
-        let of = |name: &str| {
-            let r = results.iter().find(|r| names[r.index] == name).unwrap();
-            (r.layer1, r.bypasses.clone())
-        };
-        (of(REPRO), of(SHALLOW).0)
+        (
+            bypasses_of(&e, &event, REPRO),
+            bypasses_of(&e, &event, SHALLOW).0,
+        )
     };
     let seen = vec![
         run("cargo test importer", 101),
@@ -500,16 +512,6 @@ fn the_users_request_clears_an_asked_for_push_and_reaches_the_judge() {
     assert!(request < start, "the request precedes the fenced text");
 }
 
-/// Layer 1's result for one detector: its answer and its bypass ids.
-fn bypasses_of(engine: &Engine, event: &Event, name: &str) -> (Layer1, Vec<String>) {
-    let config = guard::config::builtin(None);
-    let text = Engine::subject(event, &config);
-    let names: Vec<String> = engine.detectors().map(|d| d.spec.name.clone()).collect();
-    let results = engine.layer1(event, &text, &ShellContext::default());
-    let r = results.iter().find(|r| names[r.index] == name).unwrap();
-    (r.layer1, r.bypasses.clone())
-}
-
 /// Under `verification: observed`, a change whose checks passed after the
 /// last edit, with nothing shipped unchecked, makes the commit rule's
 /// `verification_observed` true: no judge could find a violation, so the
@@ -560,9 +562,11 @@ fn a_reproduction_claimed_with_nothing_run_before_the_change_goes_to_the_judge()
     let text = "Reproduced it locally: the importer panicked on empty rows. Fixed it, it no longer panics.";
     let e = engine(VerificationSource::Observed);
     let nothing_first = vec![edit("src/import.rs"), run("cargo test", 0)];
-    let (layer1, bypasses) = bypasses_of(&e, &stop(text, Some(nothing_first.clone())), REPRO);
-    assert_eq!(layer1, Layer1::Hit, "{bypasses:?}");
-    let signals = layer1_signals(&e, &stop(text, Some(nothing_first.clone())), REPRO);
+    let (answer, bypasses) = bypasses_of(&e, &stop(text, Some(nothing_first.clone())), REPRO);
+    assert_eq!(answer, Layer1::Hit, "{bypasses:?}");
+    let signals = of(&layer1(&e, &stop(text, Some(nothing_first.clone()))), REPRO)
+        .2
+        .clone();
     assert!(
         signals.contains(&"action:reproduction-claimed-nothing-ran-first".to_string()),
         "{signals:?}"
@@ -580,8 +584,4 @@ fn a_reproduction_claimed_with_nothing_run_before_the_change_goes_to_the_judge()
     partial.actions.as_mut().unwrap().complete = false;
     assert_eq!(bypasses_of(&e, &partial, REPRO).0, Layer1::Bypass);
     assert_eq!(bypasses_of(&e, &stop(text, None), REPRO).0, Layer1::Bypass);
-}
-
-fn layer1_signals(engine: &Engine, event: &Event, name: &str) -> Vec<String> {
-    of(&layer1(engine, event), name).2.clone()
 }

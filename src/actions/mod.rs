@@ -313,25 +313,23 @@ impl TurnActions {
     /// Whether a command of one of `kinds` ran and failed before the first
     /// action that changed files (false when nothing changed files).
     pub fn failed_before_first_edit(&self, kinds: &[CommandKind]) -> bool {
-        let Some(first) = self.actions.iter().position(Action::changes_files) else {
-            return false;
-        };
-        self.actions[..first]
-            .iter()
-            .filter_map(Action::as_command)
-            .any(|run| run.outcome == Outcome::Failed && kinds.iter().any(|k| run.is(*k)))
+        self.commands_before_first_edit().is_some_and(|mut runs| {
+            runs.any(|run| run.outcome == Outcome::Failed && kinds.iter().any(|k| run.is(*k)))
+        })
     }
 
     /// Whether files were changed and no command ran before the first
     /// change (nothing the agent ran could have shown it the failure).
     pub fn ran_nothing_before_first_edit(&self) -> bool {
-        let Some(first) = self.actions.iter().position(Action::changes_files) else {
-            return false;
-        };
-        !self.actions[..first]
-            .iter()
-            .filter_map(Action::as_command)
-            .any(|run| run.outcome != Outcome::NotRun)
+        self.commands_before_first_edit()
+            .is_some_and(|mut runs| runs.all(|run| run.outcome == Outcome::NotRun))
+    }
+
+    /// The commands before the first action that changed files (`None`
+    /// when nothing changed files).
+    fn commands_before_first_edit(&self) -> Option<impl Iterator<Item = &CommandRun>> {
+        let first = self.actions.iter().position(Action::changes_files)?;
+        Some(self.actions[..first].iter().filter_map(Action::as_command))
     }
 
     /// The commands of `kind` that were executed (refused ones left out),

@@ -53,10 +53,10 @@ pub enum Condition {
     /// A commit, push or deploy ran with a change before it that no passing
     /// test, build or lint checked in between.
     ShippedWithoutCheck,
-    /// A file was changed, the checks after the last change passed, and no
-    /// commit, push or deploy ran on an unchecked change: what
-    /// `verification_observed` reads as verified. Holds only under
-    /// `verification: observed` (see [`ActionRule::hits`]).
+    /// The computed fields read the change as verified and nothing shipped
+    /// unchecked (`verification_observed` true, `shipped_without_check`
+    /// false), so the commit rule can find no violation. Known only under
+    /// `verification: observed`.
     VerifiedAfterEdit,
 }
 
@@ -159,8 +159,9 @@ impl TurnEvidence {
             .is_some_and(|i| self.executed & (1 << i) != 0)
     }
 
-    /// Whether a condition holds (an unknown never holds).
-    pub fn holds(&self, condition: &Condition) -> bool {
+    /// Whether a condition holds (an unknown never holds) for a detector
+    /// taking verification from `source`.
+    pub fn holds(&self, condition: &Condition, source: VerificationSource) -> bool {
         let edited = self.edited == Some(true);
         match condition {
             Condition::Edited => edited,
@@ -171,7 +172,8 @@ impl TurnEvidence {
             Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
             Condition::ShippedWithoutCheck => self.shipped_unchecked,
             Condition::VerifiedAfterEdit => {
-                edited && self.verification == Verification::Passed && !self.shipped_unchecked
+                self.computed(ComputedField::VerificationObserved, source) == Some(true)
+                    && self.computed(ComputedField::ShippedWithoutCheck, source) == Some(false)
             }
         }
     }
@@ -212,15 +214,14 @@ fn lowercase<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::E
 }
 
 impl ActionRule {
-    /// Whether every condition of `when` holds on the evidence.
-    pub fn conditions_hold(&self, evidence: &TurnEvidence) -> bool {
-        self.when.iter().all(|c| evidence.holds(c))
+    /// Whether every condition of `when` holds on the evidence, for a
+    /// detector taking verification from `source`.
+    pub fn conditions_hold(&self, evidence: &TurnEvidence, source: VerificationSource) -> bool {
+        self.when.iter().all(|c| evidence.holds(c, source))
     }
 
     /// Whether the rule hits: its conditions hold on the evidence, and the
     /// text (`lower`: case-folded, [`crate::pattern::fold_text`]) shows what it asks.
-    /// Under `verification: reported` the runs guard saw do not count as
-    /// verification, so a rule on [`Condition::VerifiedAfterEdit`] never hits.
     pub fn hits(
         &self,
         evidence: &TurnEvidence,
@@ -228,9 +229,7 @@ impl ActionRule {
         signal_hit: bool,
         source: VerificationSource,
     ) -> bool {
-        let observed_only = self.when.contains(&Condition::VerifiedAfterEdit);
-        !(observed_only && source == VerificationSource::Reported)
-            && self.conditions_hold(evidence)
+        self.conditions_hold(evidence, source)
             && (!self.with_signal || signal_hit)
             && (self.keywords.is_empty()
                 || self.keywords.iter().any(|k| lower.contains(k.as_str())))
@@ -283,6 +282,8 @@ mod tests {
     use super::*;
     use crate::actions::{Action, CommandRun, FileEdit, Outcome};
 
+    const OBSERVED: VerificationSource = VerificationSource::Observed;
+
     fn edit() -> Action {
         Action::Edit(FileEdit {
             path: "src/a.rs".into(),
@@ -311,67 +312,65 @@ mod tests {
     #[test]
     fn conditions() {
         let e = evidence(vec![edit(), run("git push", 0)]);
-        assert!(e.holds(&Condition::Edited));
-        assert!(e.holds(&Condition::NoCheckAfterEdit));
-        assert!(e.holds(&Condition::Executed(vec![CommandKind::Push])));
-        assert!(!e.holds(&Condition::Executed(vec![CommandKind::Deploy])));
+        assert!(e.holds(&Condition::Edited, OBSERVED));
+        assert!(e.holds(&Condition::NoCheckAfterEdit, OBSERVED));
+        assert!(e.holds(&Condition::Executed(vec![CommandKind::Push]), OBSERVED));
+        assert!(!e.holds(&Condition::Executed(vec![CommandKind::Deploy]), OBSERVED));
         let e = evidence(vec![edit(), run("cargo test", 0)]);
-        assert!(!e.holds(&Condition::NoCheckAfterEdit));
-        assert!(!e.holds(&Condition::CheckFailedAfterEdit));
+        assert!(!e.holds(&Condition::NoCheckAfterEdit, OBSERVED));
+        assert!(!e.holds(&Condition::CheckFailedAfterEdit, OBSERVED));
         let e = evidence(vec![edit(), run("cargo test", 101)]);
-        assert!(e.holds(&Condition::CheckFailedAfterEdit));
+        assert!(e.holds(&Condition::CheckFailedAfterEdit, OBSERVED));
         let e = evidence(vec![run("cargo test", 101), edit(), run("cargo test", 0)]);
-        assert!(e.holds(&Condition::CheckFailedBeforeEdit));
+        assert!(e.holds(&Condition::CheckFailedBeforeEdit, OBSERVED));
         // A failure after the first change, or of no check (grep finding
         // nothing), observed nothing before the change.
         let e = evidence(vec![edit(), run("cargo test", 101), edit()]);
-        assert!(!e.holds(&Condition::CheckFailedBeforeEdit));
+        assert!(!e.holds(&Condition::CheckFailedBeforeEdit, OBSERVED));
         let e = evidence(vec![run("grep -r foo src", 1), edit()]);
-        assert!(!e.holds(&Condition::CheckFailedBeforeEdit));
+        assert!(!e.holds(&Condition::CheckFailedBeforeEdit, OBSERVED));
         // A commit or push on a change no passing check followed; a check
         // between the change and the push, or no change before it, is fine.
         let e = evidence(vec![edit(), run("git commit -am x", 0), run("git push", 0)]);
-        assert!(e.holds(&Condition::ShippedWithoutCheck));
+        assert!(e.holds(&Condition::ShippedWithoutCheck, OBSERVED));
         let e = evidence(vec![
             edit(),
             run("cargo test", 0),
             run("git push", 0),
             edit(),
         ]);
-        assert!(!e.holds(&Condition::ShippedWithoutCheck));
+        assert!(!e.holds(&Condition::ShippedWithoutCheck, OBSERVED));
         let e = evidence(vec![edit(), run("cargo test", 101), run("git push", 0)]);
-        assert!(e.holds(&Condition::ShippedWithoutCheck));
+        assert!(e.holds(&Condition::ShippedWithoutCheck, OBSERVED));
         let e = evidence(vec![run("git push", 0)]);
-        assert!(!e.holds(&Condition::ShippedWithoutCheck));
+        assert!(!e.holds(&Condition::ShippedWithoutCheck, OBSERVED));
         // Verified: the checks after the last change passed and nothing
         // shipped unchecked; a failure, no check or an unchecked push is not.
         let e = evidence(vec![edit(), run("cargo test", 0)]);
-        assert!(e.holds(&Condition::VerifiedAfterEdit));
+        assert!(e.holds(&Condition::VerifiedAfterEdit, OBSERVED));
         for actions in [
             vec![edit(), run("cargo test", 101)],
             vec![edit()],
             vec![edit(), run("git push", 0), edit(), run("cargo test", 0)],
             vec![run("cargo test", 0)],
         ] {
-            assert!(!evidence(actions).holds(&Condition::VerifiedAfterEdit));
+            assert!(!evidence(actions).holds(&Condition::VerifiedAfterEdit, OBSERVED));
         }
         // Nothing ran before the first change; a run before it, even one
         // that passed, could have shown the failure.
-        assert!(
-            evidence(vec![edit(), run("cargo test", 0)]).holds(&Condition::NothingRanBeforeEdit)
-        );
-        assert!(
-            !evidence(vec![run("cargo run", 0), edit()]).holds(&Condition::NothingRanBeforeEdit)
-        );
-        assert!(!evidence(vec![run("ls", 0)]).holds(&Condition::NothingRanBeforeEdit));
+        assert!(evidence(vec![edit(), run("cargo test", 0)])
+            .holds(&Condition::NothingRanBeforeEdit, OBSERVED));
+        assert!(!evidence(vec![run("cargo run", 0), edit()])
+            .holds(&Condition::NothingRanBeforeEdit, OBSERVED));
+        assert!(!evidence(vec![run("ls", 0)]).holds(&Condition::NothingRanBeforeEdit, OBSERVED));
         let e = evidence(vec![edit(), run("git push", 1)]);
         assert!(
-            !e.holds(&Condition::ShippedWithoutCheck),
+            !e.holds(&Condition::ShippedWithoutCheck, OBSERVED),
             "a failed push shipped nothing"
         );
         let e = evidence(vec![run("ls", 0)]);
-        assert!(!e.holds(&Condition::Edited));
-        assert!(!e.holds(&Condition::NoCheckAfterEdit));
+        assert!(!e.holds(&Condition::Edited, OBSERVED));
+        assert!(!e.holds(&Condition::NoCheckAfterEdit, OBSERVED));
     }
 
     #[test]

@@ -99,14 +99,19 @@ impl Engine {
     /// Reads in full every detector with a keyword hit in `keyword_hits`
     /// (from [`Self::keyword_hits`]), and every detector with an action rule
     /// that can hit without one (no `with_signal`, no `clears`) whose
-    /// conditions hold on the event's actions; the others stay heads.
+    /// conditions may hold on the event's actions; the others stay heads.
+    /// (A head does not know its detector's verification source: `observed`
+    /// holds at least as often, and reading a detector never changes an
+    /// answer.)
     pub fn read_hits(self, keyword_hits: &[Vec<String>]) -> Result<Engine, DetectorError> {
         let evidence = self.evidence;
         let rule_holds = |d: &Detector| {
             evidence.is_some_and(|ev| {
-                d.action_rules()
-                    .iter()
-                    .any(|r| !r.clears && !r.with_signal && r.conditions_hold(&ev))
+                d.action_rules().iter().any(|r| {
+                    !r.clears
+                        && !r.with_signal
+                        && r.conditions_hold(&ev, crate::detector::VerificationSource::Observed)
+                })
             })
         };
         let detectors = self
