@@ -4,7 +4,8 @@
 //! Into `OUT_DIR`: `config.json`; `detectors.jsonl` and `adapters.jsonl`, a
 //! line `["<stem>",<content>]` per file in name order; `*-heads.jsonl`, the
 //! part of each that a hook reads of all (Layer 1's keyword pass, with the
-//! keywords case-folded in one string; agent detection); `*-gates.jsonl`,
+//! keywords case-folded in one string; the conditions of the action rules;
+//! agent detection); `*-gates.jsonl`,
 //! the literal gates of the signals and bypasses (the text's and the
 //! request's), encoded by the engine's own `src/pattern/gate.rs`.
 //! `src/builtin.rs` embeds them; bad YAML fails.
@@ -40,6 +41,14 @@ fn main() {
             let mut head: Map<String, Value> = (head_keys.split(' '))
                 .filter_map(|k| Some((k.to_string(), value.get(k)?.clone())))
                 .collect();
+            // A head's action rules decide only whether to read the detector
+            // (their conditions): their keyword lists are left to the full read.
+            if let Some(Value::Array(rules)) = head.get_mut("actions") {
+                for rule in rules.iter_mut().filter_map(Value::as_object_mut) {
+                    rule.remove("keywords");
+                    rule.remove("request_keywords");
+                }
+            }
             if let Some(Value::Array(list)) = head.get("keywords") {
                 let words: Vec<_> = list.iter().filter_map(Value::as_str).collect();
                 let words = gate::fold_text(&words.join(&SEPARATOR.to_string()));

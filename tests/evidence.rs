@@ -585,3 +585,54 @@ fn a_reproduction_claimed_with_nothing_run_before_the_change_goes_to_the_judge()
     assert_eq!(bypasses_of(&e, &partial, REPRO).0, Layer1::Bypass);
     assert_eq!(bypasses_of(&e, &stop(text, None), REPRO).0, Layer1::Bypass);
 }
+
+/// The user's request, as the transcript gives it, on a stop event.
+fn asked(mut event: Event, request: &str) -> Event {
+    event.prompt = Some(request.into());
+    event
+}
+
+/// A defect the user reported, fixed with no command run before the first
+/// change, goes to the reproduction judge however the message is worded;
+/// a feature request, a command run first or an unknown request does not.
+/// Talk of errors after an edit is judged where the request reports a
+/// defect or is unknown, not on a feature request.
+#[test]
+fn the_users_defect_report_decides_what_an_edit_sends_to_the_judge() {
+    let e = engine(VerificationSource::Observed);
+    let quiet = "Now the header is built from the first entry that has a timestamp.";
+    let report = "The header is empty on some exports, can you fix it?";
+    let feature = "Add a header with the export date to the markdown output.";
+    let edited = || Some(vec![edit("src/convert.ts")]);
+    let rule = "action:defect-reported-changed-before-running-anything".to_string();
+    let r = layer1(&e, &asked(stop(quiet, edited()), report));
+    assert_eq!(of(&r, REPRO).1, Layer1::Hit, "{r:?}");
+    assert!(of(&r, REPRO).2.contains(&rule), "{r:?}");
+    assert_eq!(of(&r, SHALLOW).1, Layer1::Miss, "{r:?}");
+    for event in [
+        asked(stop(quiet, edited()), feature),
+        stop(quiet, edited()),
+        asked(
+            stop(quiet, Some(vec![run("npm run convert", 1), edit("src/convert.ts")])),
+            report,
+        ),
+    ] {
+        let r = layer1(&e, &event);
+        assert_eq!(of(&r, REPRO).1, Layer1::Miss, "{event:?}: {r:?}");
+    }
+    // Error talk after an edit: judged on a defect report or with no known
+    // request, not on a feature request.
+    let talk = "Done. Invalid dates now show an error message instead of a blank page.";
+    let ran = || Some(vec![run("ls", 0), edit("src/convert.ts")]);
+    let edited_rule = "action:edited-and-talks-about-a-defect".to_string();
+    for event in [asked(stop(talk, ran()), report), stop(talk, ran())] {
+        let r = layer1(&e, &event);
+        for name in [SHALLOW, REPRO] {
+            assert!(of(&r, name).2.contains(&edited_rule), "{name}: {r:?}");
+        }
+    }
+    let r = layer1(&e, &asked(stop(talk, ran()), feature));
+    for name in [SHALLOW, REPRO] {
+        assert!(!of(&r, name).2.contains(&edited_rule), "{name}: {r:?}");
+    }
+}

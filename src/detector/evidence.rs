@@ -72,6 +72,13 @@ pub struct ActionRule {
     /// lowercased when read); empty: no keyword is needed.
     #[serde(default, deserialize_with = "lowercase")]
     pub keywords: Vec<String>,
+    /// One of these must occur in the user's request that started the turn
+    /// (case-insensitive substrings); empty: the request is not read.
+    #[serde(default, deserialize_with = "lowercase")]
+    pub request_keywords: Vec<String>,
+    /// What `request_keywords` give where the request is unknown.
+    #[serde(default)]
+    pub request_unknown: RequestUnknown,
     /// One of the detector's own signals must have matched.
     #[serde(default)]
     pub with_signal: bool,
@@ -82,6 +89,18 @@ pub struct ActionRule {
     /// (reported as `action:<id>` among the bypasses), instead of making one.
     #[serde(default)]
     pub clears: bool,
+}
+
+/// What a rule's request keywords give where the user's request is unknown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestUnknown {
+    /// The rule does not hold (a rule that adds hits: no request, no hit).
+    #[default]
+    Fails,
+    /// The keywords count as found (a rule the request narrows: no request,
+    /// the rule reads the text alone).
+    Holds,
 }
 
 /// A field guard computes from the actions for the decision rule.
@@ -221,18 +240,26 @@ impl ActionRule {
     }
 
     /// Whether the rule hits: its conditions hold on the evidence, and the
-    /// text (`lower`: case-folded, [`crate::pattern::fold_text`]) shows what it asks.
+    /// text and the user's request (both case-folded,
+    /// [`crate::pattern::fold_text`]; the request `None` when unknown) show
+    /// what it asks.
     pub fn hits(
         &self,
         evidence: &TurnEvidence,
-        lower: &str,
+        (lower, request): (&str, Option<&str>),
         signal_hit: bool,
         source: VerificationSource,
     ) -> bool {
+        let any_in = |keywords: &[String], text: &str| {
+            keywords.iter().any(|k| text.contains(k.as_str()))
+        };
         self.conditions_hold(evidence, source)
             && (!self.with_signal || signal_hit)
-            && (self.keywords.is_empty()
-                || self.keywords.iter().any(|k| lower.contains(k.as_str())))
+            && (self.keywords.is_empty() || any_in(&self.keywords, lower))
+            && (self.request_keywords.is_empty()
+                || request.map_or(self.request_unknown == RequestUnknown::Holds, |r| {
+                    any_in(&self.request_keywords, r)
+                }))
     }
 }
 
@@ -398,16 +425,31 @@ mod tests {
         .unwrap();
         let e = evidence(vec![edit(), run("git commit -m x", 0)]);
         let observed = VerificationSource::Observed;
-        assert!(rule.hits(&e, "all done.", false, observed));
-        assert!(!rule.hits(&e, "nothing to say", false, observed));
-        assert!(!rule.hits(&evidence(vec![edit()]), "done", false, observed));
+        assert!(rule.hits(&e, ("all done.", None), false, observed));
+        assert!(!rule.hits(&e, ("nothing to say", None), false, observed));
+        assert!(!rule.hits(&evidence(vec![edit()]), ("done", None), false, observed));
+        // Request keywords are read in the user's request, and only there.
+        let reported: ActionRule = serde_json::from_value(serde_json::json!({
+            "id": "q", "when": ["nothing_ran_before_edit"], "request_keywords": ["Crash"]
+        }))
+        .unwrap();
+        let e = evidence(vec![edit()]);
+        assert!(reported.hits(&e, ("", Some("it crashes on start")), false, observed));
+        assert!(!reported.hits(&e, ("it crashes", Some("add a button")), false, observed));
+        assert!(!reported.hits(&e, ("it crashes", None), false, observed));
+        let narrowed = ActionRule {
+            request_unknown: RequestUnknown::Holds,
+            ..reported
+        };
+        assert!(narrowed.hits(&e, ("", None), false, observed));
+        assert!(!narrowed.hits(&e, ("", Some("add a button")), false, observed));
         // A rule on the verified change holds only where observed runs count.
         let verified: ActionRule = serde_json::from_value(serde_json::json!({
             "id": "v", "when": ["verified_after_edit"], "clears": true
         }))
         .unwrap();
         let e = evidence(vec![edit(), run("cargo test", 0)]);
-        assert!(verified.hits(&e, "", false, observed));
-        assert!(!verified.hits(&e, "", false, VerificationSource::Reported));
+        assert!(verified.hits(&e, ("", None), false, observed));
+        assert!(!verified.hits(&e, ("", None), false, VerificationSource::Reported));
     }
 }

@@ -42,7 +42,8 @@ pub struct Head {
     pub keywords: Keywords,
     /// See [`DetectorSpec::actions`]: a detector is read in full for an
     /// event whose actions meet the conditions of one of its rules, keyword
-    /// hit or not.
+    /// hit or not. Only the conditions are read here: the rules' keyword
+    /// lists are left out (build.rs leaves them out of the built-in heads).
     #[serde(default)]
     pub actions: Vec<ActionRule>,
 }
@@ -200,7 +201,13 @@ impl DetectorSpec {
             events: self.events.clone(),
             tools: self.tools.clone(),
             keywords: self.keywords.iter().map(String::as_str).collect(),
-            actions: self.actions.clone(),
+            actions: (self.actions.iter())
+                .map(|rule| ActionRule {
+                    keywords: Vec::new(),
+                    request_keywords: Vec::new(),
+                    ..rule.clone()
+                })
+                .collect(),
         }
     }
 }

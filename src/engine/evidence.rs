@@ -19,12 +19,12 @@ pub(super) struct ActionHits<'a> {
 
 /// Applies a detector's action rules to its Layer-1 result: each rule that
 /// makes a hit and holds is added to the signals as `action:<id>`; the
-/// clearing rules that hold are returned apart. `lower` is the case-folded
-/// text.
+/// clearing rules that hold are returned apart. `texts`: the case-folded
+/// text and user's request (when known).
 pub(super) fn action_hits<'a>(
     d: &'a LoadedDetector,
     evidence: &TurnEvidence,
-    lower: &str,
+    texts: (&str, Option<&str>),
     r: &mut Layer1Result,
 ) -> ActionHits<'a> {
     let signal_hit = !r.signals.is_empty();
@@ -40,7 +40,7 @@ pub(super) fn action_hits<'a>(
         .map(|j| j.verification)
         .unwrap_or_default();
     for rule in &d.spec.actions {
-        if !rule.hits(evidence, lower, signal_hit, source) {
+        if !rule.hits(evidence, texts, signal_hit, source) {
             continue;
         }
         if rule.clears {

@@ -168,6 +168,8 @@ impl Layer1Index {
         let mut gates = (GateText::new(text), TextClass::of(text));
         // The request's gate text, made on the first request bypass run.
         let mut request_gates = None;
+        // The request case-folded, made on the first action rule run.
+        let mut request_folded: Option<Option<String>> = None;
         let mut results = Vec::with_capacity(hits.len());
         for (index, d, keywords) in hits {
             let mut r = Layer1Result {
@@ -197,8 +199,11 @@ impl Layer1Index {
             let mut overridden = Vec::new();
             let mut clears = Vec::new();
             if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
-                let lower = gates.0.folded();
-                let actions = super::evidence::action_hits(d, evidence, lower, &mut r);
+                let request = request_folded
+                    .get_or_insert_with(|| request.map(crate::pattern::fold_text))
+                    .as_deref();
+                let texts = (gates.0.folded(), request);
+                let actions = super::evidence::action_hits(d, evidence, texts, &mut r);
                 hit |= actions.hit;
                 (overridden, clears) = (actions.overridden, actions.clears);
             }
