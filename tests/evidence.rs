@@ -473,6 +473,12 @@ fn action_rules_and_computed_fields_are_checked_data() {
     assert!(!actions_valid(
         "actions: [{id: a, when: [check_failed_before_edit], clears: true, overrides: [b]}]\n"
     ));
+    assert!(actions_valid(
+        "actions: [{id: a, when: [edited], request_keywords: [bug], request_unknown: holds}]\n"
+    ));
+    assert!(!actions_valid(
+        "actions: [{id: a, when: [edited], request_unknown: holds}]\n"
+    ));
     let unknown_condition = detector("actions: [{id: a, when: [tested]}]\n", "reported", "");
     assert!(parse("u", &unknown_condition).is_err());
     let unknown_field = detector("", "reported", "computed: [tests_green]");
@@ -613,7 +619,10 @@ fn the_users_defect_report_decides_what_an_edit_sends_to_the_judge() {
         asked(stop(quiet, edited()), feature),
         stop(quiet, edited()),
         asked(
-            stop(quiet, Some(vec![run("npm run convert", 1), edit("src/convert.ts")])),
+            stop(
+                quiet,
+                Some(vec![run("npm run convert", 1), edit("src/convert.ts")]),
+            ),
             report,
         ),
     ] {

@@ -250,9 +250,8 @@ impl ActionRule {
         signal_hit: bool,
         source: VerificationSource,
     ) -> bool {
-        let any_in = |keywords: &[String], text: &str| {
-            keywords.iter().any(|k| text.contains(k.as_str()))
-        };
+        let any_in =
+            |keywords: &[String], text: &str| keywords.iter().any(|k| text.contains(k.as_str()));
         self.conditions_hold(evidence, source)
             && (!self.with_signal || signal_hit)
             && (self.keywords.is_empty() || any_in(&self.keywords, lower))
@@ -274,6 +273,12 @@ pub fn validate(spec: &super::DetectorSpec) -> Result<(), String> {
         if a.clears && (a.with_signal || !a.overrides.is_empty()) {
             return Err(format!(
                 "action rule `{}` clears a hit, so it takes no `with_signal` or `overrides`",
+                a.id
+            ));
+        }
+        if a.request_unknown == RequestUnknown::Holds && a.request_keywords.is_empty() {
+            return Err(format!(
+                "action rule `{}` sets `request_unknown` with no `request_keywords`",
                 a.id
             ));
         }

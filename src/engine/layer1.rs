@@ -150,11 +150,11 @@ impl Layer1Index {
 
     /// Runs the patterns (or shell rules) of the detectors whose keywords
     /// hit: every signal that passes its gate, then the action rules (when
-    /// the turn's `evidence` is known; a clearing rule that holds is the
-    /// bypass), then the bypasses of the detectors a signal or an action
-    /// rule hit, then, for a hit left standing, the
-    /// request bypasses on the user's `request` that started the turn (when
-    /// known; their ids are reported as `request:<id>`). A detector may come
+    /// the turn's `evidence` is known; they may read the user's `request`; a
+    /// clearing rule that holds is the bypass), then the bypasses of the
+    /// detectors a signal or an action rule hit, then, for a hit left
+    /// standing, the request bypasses on the user's `request` that started
+    /// the turn (when known; their ids are reported as `request:<id>`). A detector may come
     /// with no keyword (only its action rules can then hit). Results come in
     /// the order of `hits`.
     pub fn run_hits(
