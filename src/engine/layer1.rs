@@ -154,9 +154,9 @@ impl Layer1Index {
     /// clearing rule that holds is the bypass), then the bypasses of the
     /// detectors a signal or an action rule hit, then, for a hit left
     /// standing, the request bypasses on the user's `request` that started
-    /// the turn (when known; their ids are reported as `request:<id>`). A detector may come
-    /// with no keyword (only its action rules can then hit). Results come in
-    /// the order of `hits`.
+    /// the turn (when known; their ids are reported as `request:<id>`). A
+    /// detector may come with no keyword (only its action rules can then
+    /// hit). Results come in the order of `hits`.
     pub fn run_hits(
         &self,
         hits: Vec<KeywordHit>,
@@ -166,10 +166,10 @@ impl Layer1Index {
         request: Option<&str>,
     ) -> Vec<Layer1Result> {
         let mut gates = (GateText::new(text), TextClass::of(text));
-        // The request's gate text, made on the first request bypass run.
+        // The request's gate text (and folded text), made on first use by an
+        // action rule or a request bypass.
         let mut request_gates = None;
-        // The request case-folded, made on the first action rule run.
-        let mut request_folded: Option<Option<String>> = None;
+        let request_gates_of = |request| (GateText::new(request), TextClass::of(request));
         let mut results = Vec::with_capacity(hits.len());
         for (index, d, keywords) in hits {
             let mut r = Layer1Result {
@@ -199,9 +199,12 @@ impl Layer1Index {
             let mut overridden = Vec::new();
             let mut clears = Vec::new();
             if let Some(evidence) = evidence.filter(|_| !d.spec.actions.is_empty()) {
-                let request = request_folded
-                    .get_or_insert_with(|| request.map(crate::pattern::fold_text))
-                    .as_deref();
+                let request = request.map(|request| {
+                    (request_gates
+                        .get_or_insert_with(|| request_gates_of(request))
+                        .0)
+                        .folded()
+                });
                 let texts = (gates.0.folded(), request);
                 let actions = super::evidence::action_hits(d, evidence, texts, &mut r);
                 hit |= actions.hit;
@@ -225,8 +228,7 @@ impl Layer1Index {
             }
             let asks = !d.spec.request_bypasses.is_empty() && r.error.is_none();
             if let (Layer1::Hit, true, Some(request)) = (r.layer1, asks, request) {
-                let gates = request_gates
-                    .get_or_insert_with(|| (GateText::new(request), TextClass::of(request)));
+                let gates = request_gates.get_or_insert_with(|| request_gates_of(request));
                 let jobs = self.jobs(index, d, List::RequestBypasses);
                 match self.run(jobs, request, gates, &[]) {
                     Ok(ids) if !ids.is_empty() => {
