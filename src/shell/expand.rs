@@ -1,11 +1,12 @@
 //! Commands hidden inside other commands.
 //!
 //! Some programs run text as code: a shell given `-c STRING`, a heredoc or
-//! piped `echo` output; `eval`; `su -c`; `ssh host CMD`; `find -exec`; and
-//! interpreters (`python -c`, `node -e`, `perl -e`...) whose code calls
-//! `system(...)`, `execSync(...)` or `subprocess.run([...])`. This module
-//! finds that text so the walker can examine it one level deeper. Anything
-//! else (arguments of `echo`, `grep`, `git commit -m`...) stays data.
+//! piped `echo` output; `eval`; `su -c`; `ssh host CMD`; Windows' `cmd /c`;
+//! `find -exec`; and interpreters (`python -c`, `node -e`, `perl -e`...)
+//! whose code calls `system(...)`, `execSync(...)` or
+//! `subprocess.run([...])`. This module finds that text so the walker can
+//! examine it one level deeper. Anything else (arguments of `echo`, `grep`,
+//! `git commit -m`...) stays data.
 
 use super::code::shell_strings_in_code;
 use super::wrappers::Invocation;
@@ -41,7 +42,10 @@ pub(crate) fn is_interpreter(program: &str) -> bool {
 pub(crate) fn runs_code(program: &str) -> bool {
     is_shell(program)
         || is_interpreter(program)
-        || matches!(program, "eval" | "source" | "." | "su" | "ssh")
+        || matches!(
+            program,
+            "eval" | "source" | "." | "su" | "ssh" | "cmd" | "cmd.exe"
+        )
 }
 
 fn code_options(program: &str) -> Option<&'static [&'static str]> {
@@ -207,6 +211,13 @@ pub(crate) fn nested(
     };
     match program {
         "eval" => out.push(Nested::Script(args.join(" "))),
+        // Windows' `cmd /c dotnet build && dotnet test`: the rest of the line
+        // after `/c` (or `/k`) is the command, quoted or not.
+        "cmd" | "cmd.exe" => out.extend(
+            args.iter()
+                .position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))
+                .map(|at| Nested::Script(args[at + 1..].join(" "))),
+        ),
         // An alias body runs whenever the alias is used.
         "alias" => out.extend(
             args.iter()

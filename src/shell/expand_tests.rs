@@ -28,6 +28,29 @@ fn shell_c_string_and_stdin() {
 }
 
 #[test]
+fn windows_cmd_runs_the_rest_of_its_line() {
+    assert_eq!(
+        nested(
+            &inv("cmd.exe", &["/d", "/C", "cd app && dotnet test"]),
+            &[],
+            None,
+            None
+        ),
+        vec![Nested::Script("cd app && dotnet test".into())]
+    );
+    assert_eq!(
+        nested(
+            &inv("cmd", &["/c", "rd", "/s", "/q", "build"]),
+            &[],
+            None,
+            None
+        ),
+        vec![Nested::Script("rd /s /q build".into())]
+    );
+    assert!(nested(&inv("cmd", &["/?"]), &[], None, None).is_empty());
+}
+
+#[test]
 fn find_exec_and_ssh() {
     let got = nested(
         &inv(

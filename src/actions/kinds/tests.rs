@@ -51,6 +51,7 @@ fn commands_get_their_kinds() {
                 "bundle exec rspec spec/models",
                 "dotnet test",
                 "timeout 600 bash -c 'cargo test'",
+                r#"cmd.exe /c "cd /d C:\\src\\app && dotnet test""#,
                 "cargo test 2>&1 | tail -20",
             ],
         ),
