@@ -206,11 +206,13 @@ impl TurnEvidence {
                 VerificationSource::Reported => None,
                 VerificationSource::Observed => Some(self.shipped_unchecked),
             },
-            // Nothing edited this turn: the change was verified (or not) in
-            // a turn guard did not read.
+            // Nothing edited this turn: checks it ran that passed verified
+            // the tree as it stands; otherwise the change was verified (or
+            // not) in a turn guard did not read.
             ComputedField::VerificationObserved => match (source, self.verification) {
-                _ if self.edited != Some(true) => None,
                 (VerificationSource::Reported, _) | (_, Verification::Unknown) => None,
+                (_, Verification::Passed) if self.edited == Some(false) => Some(true),
+                _ if self.edited != Some(true) => None,
                 (_, Verification::Passed) => Some(true),
                 (_, Verification::NotRun | Verification::Failed) => Some(false),
             },
@@ -377,14 +379,21 @@ mod tests {
         let e = evidence(vec![run("git push", 0)]);
         assert!(!e.holds(&Condition::ShippedWithoutCheck, OBSERVED));
         // Verified: the checks after the last change passed and nothing
-        // shipped unchecked; a failure, no check or an unchecked push is not.
-        let e = evidence(vec![edit(), run("cargo test", 0)]);
-        assert!(e.holds(&Condition::VerifiedAfterEdit, OBSERVED));
+        // shipped unchecked, or, with no change this turn, its checks
+        // passed (the tree as it stands); a failure, no check or an
+        // unchecked push is not.
+        for actions in [
+            vec![edit(), run("cargo test", 0)],
+            vec![run("cargo test", 0)],
+        ] {
+            assert!(evidence(actions).holds(&Condition::VerifiedAfterEdit, OBSERVED));
+        }
         for actions in [
             vec![edit(), run("cargo test", 101)],
             vec![edit()],
             vec![edit(), run("git push", 0), edit(), run("cargo test", 0)],
-            vec![run("cargo test", 0)],
+            vec![run("cargo test", 101)],
+            vec![run("ls", 0)],
         ] {
             assert!(!evidence(actions).holds(&Condition::VerifiedAfterEdit, OBSERVED));
         }
