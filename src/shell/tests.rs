@@ -89,6 +89,8 @@ fn code_is_found_wherever_it_runs() {
         "echo 'git reset --hard' | bash",
         "sudo -u me env A=1 git -C /x reset --hard",
         "xargs git reset --hard",
+        "cmd.exe /c \"git reset --hard\"",
+        "cmd /C git reset --hard",
     ] {
         assert_eq!(verdict(command), deny("reset-hard"), "{command}");
     }
