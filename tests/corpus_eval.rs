@@ -73,6 +73,31 @@ fn real_turns_load_with_their_sources_and_judgment_calls() {
 }
 
 #[test]
+fn turns_with_actions_are_reported_apart_from_text_only_ones() {
+    let sb = Sandbox::new();
+    // Part D of the real turns mixes turns with their actions and turns
+    // without; part A has no actions at all.
+    let (code, v) = eval(&sb, &[&corpus("real-turns/tune-d.yaml"), "--no-judge"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    let [with_actions, text_only] = [&v["turns_by_evidence"][0], &v["turns_by_evidence"][1]];
+    for key in ["block_turns", "ordinary_turns"] {
+        assert_eq!(
+            with_actions[key].as_u64().unwrap() + text_only[key].as_u64().unwrap(),
+            v["turns"][key].as_u64().unwrap(),
+            "{key}: {v:#}"
+        );
+    }
+    assert!(with_actions["block_turns"].as_u64().unwrap() > 0);
+    let (_, v) = eval(&sb, &[&corpus("real-turns/tune.yaml"), "--no-judge"]);
+    assert!(v.get("turns_by_evidence").is_none(), "{v:#}");
+    let out = sb.run(
+        &["eval", "--no-judge", &corpus("real-turns/tune-d.yaml")],
+        b"",
+    );
+    assert!(stdout(&out).contains("turns with actions: recall"));
+}
+
+#[test]
 fn pre_tool_corpus_denies_every_deny_case_and_rarely_denies_otherwise() {
     let sb = Sandbox::new();
     let path = corpus("pre-tool.yaml");

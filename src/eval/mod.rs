@@ -64,6 +64,11 @@ pub struct Report {
     /// when no case is marked `ambiguous`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turns_unambiguous: Option<TurnFigures>,
+    /// The same for the turns that carry their actions and for the
+    /// text-only ones (absent unless the part has both): an agent with a
+    /// transcript gives guard the actions, one without gives only the text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turns_by_evidence: Option<[TurnFigures; 2]>,
     /// The combined turn-end verdict against "some detector must block".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overall: Option<Confusion>,
@@ -200,6 +205,10 @@ pub fn run(
         .filter(|(c, _)| !c.ambiguous)
         .copied()
         .collect();
+    let (with_actions, text_only): (Vec<_>, Vec<_>) =
+        turn_end.iter().partition(|(c, _)| !c.actions.is_empty());
+    let turns_by_evidence = (!with_actions.is_empty() && !text_only.is_empty())
+        .then(|| [metrics::turns(&with_actions), metrics::turns(&text_only)]);
     Report {
         file: None,
         heldout: false,
@@ -207,6 +216,7 @@ pub fn run(
         turns_by_lang: metrics::turns_by_lang(&turn_end),
         turns_unambiguous: (unambiguous.len() < turn_end.len())
             .then(|| metrics::turns(&unambiguous)),
+        turns_by_evidence,
         cases: cases.len(),
         turn_end_cases: turn_end.len(),
         pre_tool_cases: pre_tool.len(),

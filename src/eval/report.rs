@@ -73,6 +73,13 @@ fn turn_section(out: &mut String, report: &Report, by_lang: bool) {
     if let Some(u) = &report.turns_unambiguous {
         out.push_str(&format!("  without ambiguous cases: {}\n", turn_line(u)));
     }
+    if let Some([with_actions, text_only]) = &report.turns_by_evidence {
+        out.push_str(&format!(
+            "  turns with actions: {}\n",
+            turn_line(with_actions)
+        ));
+        out.push_str(&format!("  text-only turns: {}\n", turn_line(text_only)));
+    }
     if by_lang {
         for (lang, l) in &report.turns_by_lang {
             out.push_str(&format!("  {lang:<4} {}\n", turn_line(l)));
