@@ -133,11 +133,13 @@ fn the_whole_pipeline_with_an_oracle_judge() {
     let path = corpus("turn-end.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     // The judge answers "violation" for a detector exactly on the texts
-    // labeled to block for it, recognised by their last characters.
+    // labeled to block for it, recognised by the last characters of their
+    // last line (the judge reads wrapped lines joined).
     let mut rules = Vec::new();
     for case in corpus::parse(&path, &text).unwrap() {
         let Case::TurnEnd(c) = case else { continue };
         let trimmed = c.text.trim_end();
+        let trimmed = trimmed.rsplit('\n').next().unwrap_or(trimmed).trim_start();
         let mut start = trimmed.len().saturating_sub(60);
         while !trimmed.is_char_boundary(start) {
             start += 1;

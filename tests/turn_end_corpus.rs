@@ -516,6 +516,8 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "turn-end-r6.yaml",
         "real-turns/tune-d.yaml",
         "real-turns/tune-g.yaml",
+        "turn-end-r8.yaml",
+        "real-turns/tune-e.yaml",
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));

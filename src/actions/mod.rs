@@ -92,6 +92,20 @@ pub struct FileEdit {
     pub outcome: Outcome,
 }
 
+/// The extensions of prose documents (Markdown, reStructuredText,
+/// AsciiDoc): a change to one changes no program, so it fixes no bug.
+const DOCUMENT_EXTENSIONS: &[&str] = &["md", "markdown", "mdx", "rst", "adoc", "asciidoc"];
+
+impl FileEdit {
+    /// Whether the file is a prose document, by its extension.
+    pub fn is_document(&self) -> bool {
+        std::path::Path::new(&self.path)
+            .extension()
+            .and_then(|ext| ext.to_str())
+            .is_some_and(|ext| DOCUMENT_EXTENSIONS.iter().any(|d| ext.eq_ignore_ascii_case(d)))
+    }
+}
+
 /// How an action ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -245,6 +259,14 @@ impl TurnActions {
             (None, true) => Some(false),
             (None, false) => None,
         }
+    }
+
+    /// Whether some action changed a file other than a prose document (a
+    /// writing command counts: the files it wrote are not known).
+    pub fn edited_code(&self) -> bool {
+        self.actions
+            .iter()
+            .any(|action| action.changes_files() && !matches!(action, Action::Edit(edit) if edit.is_document()))
     }
 
     /// The commands of one of `kinds` that ran after the last edit (all of

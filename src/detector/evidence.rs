@@ -36,6 +36,10 @@ use serde_json::{Map, Value};
 pub enum Condition {
     /// A file was changed this turn (by an edit tool or a writing command).
     Edited,
+    /// A file other than a prose document (Markdown, reStructuredText,
+    /// AsciiDoc) was changed this turn: a turn that only wrote documents
+    /// fixed no bug.
+    EditedCode,
     /// A file was changed and no test, build or lint ran after the last change.
     NoCheckAfterEdit,
     /// A file was changed and the last check after the last change failed.
@@ -138,6 +142,8 @@ pub use crate::config::VerificationSource;
 pub struct TurnEvidence {
     /// Some action changed files (`None`: unknown, the turn was read in part).
     pub edited: Option<bool>,
+    /// Some action changed a file other than a prose document.
+    pub edited_code: bool,
     /// Checks after the last change.
     pub verification: Verification,
     /// A check failed before the first change (in a turn read whole).
@@ -161,6 +167,7 @@ impl TurnEvidence {
         }
         TurnEvidence {
             edited: actions.edited(),
+            edited_code: actions.edited_code(),
             verification: actions.verification_after_last_edit(&CommandKind::CHECKS),
             failed_before_edit: actions.complete
                 && actions.failed_before_first_edit(&CommandKind::CHECKS),
@@ -184,6 +191,7 @@ impl TurnEvidence {
         let edited = self.edited == Some(true);
         match condition {
             Condition::Edited => edited,
+            Condition::EditedCode => self.edited_code,
             Condition::NoCheckAfterEdit => edited && self.verification == Verification::NotRun,
             Condition::CheckFailedAfterEdit => edited && self.verification == Verification::Failed,
             Condition::CheckFailedBeforeEdit => edited && self.failed_before_edit,
@@ -412,6 +420,22 @@ mod tests {
         let e = evidence(vec![run("ls", 0)]);
         assert!(!e.holds(&Condition::Edited, OBSERVED));
         assert!(!e.holds(&Condition::NoCheckAfterEdit, OBSERVED));
+        assert!(!e.holds(&Condition::EditedCode, OBSERVED));
+        // A turn that only wrote documents changed no program; a writing
+        // command's files are not known, so it counts as code.
+        let doc = |path: &str| {
+            Action::Edit(FileEdit {
+                path: path.into(),
+                tool: "Write".into(),
+                outcome: Outcome::Succeeded,
+            })
+        };
+        let e = evidence(vec![doc("docs/bug_ideas.md"), doc("notes/README.MD")]);
+        assert!(e.holds(&Condition::Edited, OBSERVED));
+        assert!(!e.holds(&Condition::EditedCode, OBSERVED));
+        assert!(evidence(vec![doc("a.md"), edit()]).holds(&Condition::EditedCode, OBSERVED));
+        assert!(evidence(vec![doc("requirements.txt")]).holds(&Condition::EditedCode, OBSERVED));
+        assert!(evidence(vec![run("sed -i s/a/b/ a.md", 0)]).holds(&Condition::EditedCode, OBSERVED));
     }
 
     #[test]

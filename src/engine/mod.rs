@@ -9,6 +9,7 @@ mod evidence;
 mod fast_path_tests;
 mod keyword_index;
 mod layer1;
+mod soft_wraps;
 
 use decide::reason;
 pub use decide::{combine, fit};
@@ -136,11 +137,13 @@ impl Engine {
         self.detectors.iter().filter_map(Detector::full)
     }
 
-    /// The text the detectors look at: the subject, its tail for turn ends.
+    /// The text the detectors look at: the subject; for turn ends, its tail
+    /// with the soft line breaks of wrapped prose joined
+    /// ([`soft_wraps::join_soft_wraps`]).
     pub fn subject(event: &Event, config: &Config) -> String {
         let s = event.subject();
         if event.kind.is_turn_end() {
-            tail(&s, config.text.max_bytes).to_string()
+            soft_wraps::join_soft_wraps(tail(&s, config.text.max_bytes)).into_owned()
         } else {
             s
         }
