@@ -47,6 +47,7 @@ fn main() {
                 for rule in rules.iter_mut().filter_map(Value::as_object_mut) {
                     rule.remove("keywords");
                     rule.remove("request_keywords");
+                    rule.remove("request_ignores");
                 }
             }
             if let Some(Value::Array(list)) = head.get("keywords") {

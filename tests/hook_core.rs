@@ -354,6 +354,65 @@ fn check_json_lists_every_applicable_detector() {
 }
 
 #[test]
+fn check_reads_a_turn_end_payloads_transcript_as_the_hook_does() {
+    let sb = Sandbox::new();
+    // The user reported a crash, the agent changed code and says only that
+    // it is done: the evidence, not the words, sends it to the judge.
+    let lines = [
+        json!({"type": "user", "message": {"role": "user", "content": "the importer crashes on empty files"}}),
+        json!({"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Edit", "input": {"file_path": "/w/importer.py", "old_string": "a", "new_string": "b"}}]}}),
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}}),
+        json!({"type": "assistant", "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Done ✅"}]}}),
+    ];
+    let transcript = sb.write(
+        "t.jsonl",
+        &lines
+            .iter()
+            .map(|l| l.to_string() + "\n")
+            .collect::<String>(),
+    );
+    let shallow = |transcript: &str| {
+        let mut payload: Value =
+            serde_json::from_slice(&stop_payload("s-c", "p", false, "Done ✅")).unwrap();
+        payload["transcript_path"] = json!(transcript);
+        let input = sb.write("payload.json", &payload.to_string());
+        let out = sb.run(
+            &[
+                "check",
+                "--json",
+                "--no-judge",
+                "--input",
+                input.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        v["detectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == "shallow-bugfix")
+            .unwrap()
+            .clone()
+    };
+    let read = shallow(transcript.to_str().unwrap());
+    assert_eq!(read["layer1"], "hit", "{read}");
+    assert!(
+        read["signals"]
+            .to_string()
+            .contains("action:defect-reported-code-changed-done-claimed"),
+        "{read}"
+    );
+    assert_eq!(
+        shallow("/nonexistent/t.jsonl")["layer1"],
+        "miss",
+        "text alone"
+    );
+}
+
+#[test]
 fn injected_panics_follow_the_failure_policy() {
     let sb = Sandbox::new();
     let cfg = sb.test_config("judge: {backend: none}\n");

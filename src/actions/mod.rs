@@ -19,6 +19,7 @@
 //! actions comes back as unknown rather than as a guess.
 
 pub mod facts;
+pub mod file_kinds;
 pub mod kinds;
 
 pub use kinds::{classify_command, CommandKind};
@@ -92,17 +93,16 @@ pub struct FileEdit {
     pub outcome: Outcome,
 }
 
-/// The extensions of prose documents (Markdown, reStructuredText,
-/// AsciiDoc): a change to one changes no program, so it fixes no bug.
-const DOCUMENT_EXTENSIONS: &[&str] = &["md", "markdown", "mdx", "rst", "adoc", "asciidoc"];
-
 impl FileEdit {
-    /// Whether the file is a prose document, by its extension.
+    /// Whether the file is a prose document (Markdown, reStructuredText,
+    /// AsciiDoc), by its extension.
     pub fn is_document(&self) -> bool {
-        std::path::Path::new(&self.path)
-            .extension()
-            .and_then(|ext| ext.to_str())
-            .is_some_and(|ext| DOCUMENT_EXTENSIONS.iter().any(|d| ext.eq_ignore_ascii_case(d)))
+        file_kinds::is_document(&self.path)
+    }
+
+    /// Whether the file is a test, by its path.
+    pub fn is_test(&self) -> bool {
+        file_kinds::is_test(&self.path)
     }
 }
 
@@ -264,9 +264,9 @@ impl TurnActions {
     /// Whether some action changed a file other than a prose document (a
     /// writing command counts: the files it wrote are not known).
     pub fn edited_code(&self) -> bool {
-        self.actions
-            .iter()
-            .any(|action| action.changes_files() && !matches!(action, Action::Edit(edit) if edit.is_document()))
+        self.actions.iter().any(|action| {
+            action.changes_files() && !matches!(action, Action::Edit(edit) if edit.is_document())
+        })
     }
 
     /// The commands of one of `kinds` that ran after the last edit (all of
@@ -333,7 +333,8 @@ impl TurnActions {
     }
 
     /// Whether a command of one of `kinds` ran and failed before the first
-    /// action that changed files (false when nothing changed files).
+    /// action that changed files other than tests (false when nothing
+    /// changed files).
     pub fn failed_before_first_edit(&self, kinds: &[CommandKind]) -> bool {
         self.commands_before_first_edit().is_some_and(|mut runs| {
             runs.any(|run| run.outcome == Outcome::Failed && kinds.iter().any(|k| run.is(*k)))
@@ -341,16 +342,26 @@ impl TurnActions {
     }
 
     /// Whether files were changed and no command ran before the first
-    /// change (nothing the agent ran could have shown it the failure).
+    /// change of files other than tests (nothing the agent ran could have
+    /// shown it the failure).
     pub fn ran_nothing_before_first_edit(&self) -> bool {
         self.commands_before_first_edit()
             .is_some_and(|mut runs| runs.all(|run| run.outcome == Outcome::NotRun))
     }
 
-    /// The commands before the first action that changed files (`None`
-    /// when nothing changed files).
+    /// The commands before the first action that changed files other than
+    /// tests (`None` when nothing changed files). Tests written before that
+    /// change belong to the reproduction: a test written first and run to a
+    /// failure showed the failure. When only tests changed, the first
+    /// change counts.
     fn commands_before_first_edit(&self) -> Option<impl Iterator<Item = &CommandRun>> {
-        let first = self.actions.iter().position(Action::changes_files)?;
+        let changes = |action: &Action| action.changes_files();
+        let first_edit = self.actions.iter().position(changes)?;
+        let first_change_of_code = self
+            .actions
+            .iter()
+            .position(|a| changes(a) && !matches!(a, Action::Edit(edit) if edit.is_test()));
+        let first = first_change_of_code.unwrap_or(first_edit);
         Some(self.actions[..first].iter().filter_map(Action::as_command))
     }
 

@@ -1,6 +1,8 @@
 //! `guard check`: explains a decision — which keywords hit, which signal and
 //! bypass patterns matched, what the judge was asked and answered, and the
-//! verdict — for a text, a command or a whole event payload.
+//! verdict — for a text, a command or a whole event payload. A turn-end
+//! payload's transcript is read as the hook reads it (the turn's text, its
+//! actions and the user's request), so the explanation is the hook's own.
 
 use clap::Args;
 use guard::adapter;
@@ -50,7 +52,7 @@ fn fail(msg: impl std::fmt::Display) -> u8 {
 
 /// Runs `guard check`; returns the exit code (0 = explained, 2 = error).
 pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
-    let event = match build_event(&args) {
+    let (mut event, adapter) = match build_event(&args) {
         Ok(e) => e,
         Err(msg) => return fail(msg),
     };
@@ -65,6 +67,12 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
         Err(e) => return fail(e),
     };
     let cfg = loaded.config;
+    if let Some(spec) = adapter.filter(|_| event.kind.is_turn_end()) {
+        if let Some(problem) = guard::hook::turn_text::fill(&spec, &mut event, cfg.text.max_bytes) {
+            eprintln!("warning: {problem}");
+        }
+    }
+    let facts = guard::engine::turn_facts(&event);
     let detectors = match load::load_lenient(&cfg) {
         Ok((d, unknown)) => {
             unknown.iter().for_each(|e| eprintln!("warning: {e}"));
@@ -128,7 +136,8 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
                     );
                     shared.push((d.name.as_str(), spec));
                 } else {
-                    let prompt = guard::judge::envelope::build(spec, "<nonce>", &text, None);
+                    let prompt =
+                        guard::judge::envelope::build(spec, "<nonce>", &text, facts.as_deref());
                     println!(
                         "  judge prompt (a fresh nonce each call):\n    {}",
                         prompt.trim().replace('\n', "\n    ")
@@ -163,11 +172,11 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
                 detector,
                 spec,
                 text: &text,
-                facts: None, // `guard check` has no transcript: no facts block
+                facts: facts.as_deref(),
             })
             .collect();
         let refs: Vec<&JudgeRequest> = requests.iter().collect();
-        let prompt = guard::judge::combined::build(&refs, "<nonce>", &text, None);
+        let prompt = guard::judge::combined::build(&refs, "<nonce>", &text, facts.as_deref());
         println!(
             "\njudge prompt of the shared call (a fresh nonce each call):\n    {}",
             prompt.trim().replace('\n', "\n    ")
@@ -180,7 +189,9 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
     0
 }
 
-fn build_event(args: &CheckArgs) -> Result<Event, String> {
+/// The event to explain, with the adapter that parsed it when it came from
+/// a payload.
+fn build_event(args: &CheckArgs) -> Result<(Event, Option<adapter::AdapterSpec>), String> {
     let agent = args.agent.clone().unwrap_or_else(|| "generic".into());
     if let Some(path) = &args.input {
         let text = std::fs::read_to_string(path)
@@ -194,7 +205,8 @@ fn build_event(args: &CheckArgs) -> Result<Event, String> {
                 .cloned()
                 .ok_or("no adapter")?,
         };
-        return spec.parse_payload(payload).map_err(|e| e.to_string());
+        let event = spec.parse_payload(payload).map_err(|e| e.to_string())?;
+        return Ok((event, Some(spec)));
     }
     let default_kind = if args.command.is_some() {
         EventKind::PreTool
@@ -230,5 +242,5 @@ fn build_event(args: &CheckArgs) -> Result<Event, String> {
     if !kind.is_turn_end() && event.tool.is_none() {
         event.prompt = event.text.clone();
     }
-    Ok(event)
+    Ok((event, None))
 }

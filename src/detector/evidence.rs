@@ -80,6 +80,11 @@ pub struct ActionRule {
     /// (case-insensitive substrings); empty: the request is not read.
     #[serde(default, deserialize_with = "lowercase")]
     pub request_keywords: Vec<String>,
+    /// Phrases blanked out of the request before `request_keywords` are
+    /// looked for (case-insensitive): a subject that uses a keyword without
+    /// reporting what it names ("add line numbers to the error messages").
+    #[serde(default, deserialize_with = "lowercase")]
+    pub request_ignores: Vec<String>,
     /// What `request_keywords` give where the request is unknown.
     #[serde(default)]
     pub request_unknown: RequestUnknown,
@@ -267,7 +272,13 @@ impl ActionRule {
             && (self.keywords.is_empty() || any_in(&self.keywords, lower))
             && (self.request_keywords.is_empty()
                 || request.map_or(self.request_unknown == RequestUnknown::Holds, |r| {
-                    any_in(&self.request_keywords, r)
+                    if self.request_ignores.is_empty() {
+                        any_in(&self.request_keywords, r)
+                    } else {
+                        let r = (self.request_ignores.iter())
+                            .fold(r.to_string(), |r, phrase| r.replace(phrase.as_str(), " "));
+                        any_in(&self.request_keywords, &r)
+                    }
                 }))
     }
 }
@@ -286,9 +297,11 @@ pub fn validate(spec: &super::DetectorSpec) -> Result<(), String> {
                 a.id
             ));
         }
-        if a.request_unknown == RequestUnknown::Holds && a.request_keywords.is_empty() {
+        let request_set =
+            a.request_unknown == RequestUnknown::Holds || !a.request_ignores.is_empty();
+        if request_set && a.request_keywords.is_empty() {
             return Err(format!(
-                "action rule `{}` sets `request_unknown` with no `request_keywords`",
+                "action rule `{}` sets `request_unknown` or `request_ignores` with no `request_keywords`",
                 a.id
             ));
         }
@@ -423,19 +436,34 @@ mod tests {
         assert!(!e.holds(&Condition::EditedCode, OBSERVED));
         // A turn that only wrote documents changed no program; a writing
         // command's files are not known, so it counts as code.
-        let doc = |path: &str| {
+        let file = |path: &str| {
             Action::Edit(FileEdit {
                 path: path.into(),
                 tool: "Write".into(),
                 outcome: Outcome::Succeeded,
             })
         };
-        let e = evidence(vec![doc("docs/bug_ideas.md"), doc("notes/README.MD")]);
+        let e = evidence(vec![file("docs/bug_ideas.md"), file("notes/README.MD")]);
         assert!(e.holds(&Condition::Edited, OBSERVED));
         assert!(!e.holds(&Condition::EditedCode, OBSERVED));
-        assert!(evidence(vec![doc("a.md"), edit()]).holds(&Condition::EditedCode, OBSERVED));
-        assert!(evidence(vec![doc("requirements.txt")]).holds(&Condition::EditedCode, OBSERVED));
-        assert!(evidence(vec![run("sed -i s/a/b/ a.md", 0)]).holds(&Condition::EditedCode, OBSERVED));
+        assert!(evidence(vec![file("a.md"), edit()]).holds(&Condition::EditedCode, OBSERVED));
+        assert!(evidence(vec![file("requirements.txt")]).holds(&Condition::EditedCode, OBSERVED));
+        assert!(
+            evidence(vec![run("sed -i s/a/b/ a.md", 0)]).holds(&Condition::EditedCode, OBSERVED)
+        );
+        // A test written first and run to a failure, then the fix: the
+        // failure was shown before the code changed.
+        let e = evidence(vec![
+            file("tests/test_parser.py"),
+            run("pytest tests/test_parser.py", 1),
+            edit(),
+            run("pytest", 0),
+        ]);
+        assert!(e.holds(&Condition::CheckFailedBeforeEdit, OBSERVED));
+        assert!(!e.holds(&Condition::NothingRanBeforeEdit, OBSERVED));
+        // Only a test written, nothing run before it: the first change counts.
+        let e = evidence(vec![file("tests/test_parser.py"), run("pytest", 0)]);
+        assert!(e.holds(&Condition::NothingRanBeforeEdit, OBSERVED));
     }
 
     #[test]
@@ -481,6 +509,14 @@ mod tests {
         };
         assert!(narrowed.hits(&e, ("", None), false, observed));
         assert!(!narrowed.hits(&e, ("", Some("add a button")), false, observed));
+        // Ignored phrases are blanked before the keywords are looked for.
+        let subject = ActionRule {
+            request_ignores: vec!["crash report".into()],
+            ..narrowed
+        };
+        assert!(!subject.hits(&e, ("", Some("add a crash report button")), false, observed));
+        let both = "the crash report button crashes";
+        assert!(subject.hits(&e, ("", Some(both)), false, observed));
         // A rule on the verified change holds only where observed runs count.
         let verified: ActionRule = serde_json::from_value(serde_json::json!({
             "id": "v", "when": ["verified_after_edit"], "clears": true

@@ -205,6 +205,7 @@ impl DetectorSpec {
                 .map(|rule| ActionRule {
                     keywords: Vec::new(),
                     request_keywords: Vec::new(),
+                    request_ignores: Vec::new(),
                     ..rule.clone()
                 })
                 .collect(),

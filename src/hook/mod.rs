@@ -13,7 +13,7 @@ mod fault;
 mod loop_guard;
 mod record;
 mod text_stash;
-mod turn_text;
+pub mod turn_text;
 mod unknown_shape;
 #[allow(unsafe_code)] // sigaction, setitimer, write and _exit in a signal handler
 mod watchdog;
