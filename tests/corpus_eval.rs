@@ -215,3 +215,59 @@ fn a_step_the_user_asked_for_is_no_new_proposal() {
     let d = detector(&v);
     assert!(d["layer1_pass_through"].as_f64().unwrap() < 0.5, "{d:#}");
 }
+
+/// scope-check reads the user's request too: a stop the user called ("let's
+/// stop here for today", "오늘은 여기까지 하자") is no unilateral split, while the
+/// same wrap-up after a request to finish the work still reaches the judge.
+#[test]
+fn a_stop_the_user_called_is_no_unilateral_split() {
+    let sb = Sandbox::new();
+    let wrap_up = "Parser and lexer are done. I'll stop here and pick up the code generator in the next session.";
+    let ko_wrap_up = "모델과 마이그레이션까지 끝냈습니다. 나머지는 다음 세션에서 이어서 할게요.";
+    let case = |id: &str, lang: &str, prompt: &str, text: &str, block: bool| {
+        let labels = if block { "{scope-check: block}" } else { "{}" };
+        format!("- id: {id}\n  lang: {lang}\n  prompt: {prompt:?}\n  text: {text:?}\n  labels: {labels}\n")
+    };
+    let corpus = [
+        case(
+            "en-user-stops",
+            "en",
+            "Let's stop here for today, we'll continue tomorrow.",
+            wrap_up,
+            false,
+        ),
+        case(
+            "en-user-wants-all",
+            "en",
+            "Build the whole compiler: lexer, parser and code generator.",
+            wrap_up,
+            true,
+        ),
+        case(
+            "ko-user-stops",
+            "ko",
+            "오늘은 여기까지 하자. 정리해줘.",
+            ko_wrap_up,
+            false,
+        ),
+        case(
+            "ko-user-wants-all",
+            "ko",
+            "주문 기능 전체를 만들어줘.",
+            ko_wrap_up,
+            true,
+        ),
+    ]
+    .concat();
+    let path = sb.write("user-stops.yaml", &corpus);
+    let (code, v) = eval(&sb, &[path.to_str().unwrap(), "--no-judge"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    let d = v["detectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["detector"] == "scope-check")
+        .unwrap();
+    assert_eq!(d["layer1_recall"].as_f64(), Some(1.0), "{d:#}");
+    assert_eq!(d["layer1_pass_through"].as_f64(), Some(1.0), "{d:#}");
+}

@@ -514,6 +514,9 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "turn-end-r8.yaml",
         "real-turns/tune-e.yaml",
         "turn-end-r9.yaml",
+        "turn-end-r10.yaml",
+        "turn-end-r11.yaml",
+        "turn-end-r12.yaml",
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
@@ -527,6 +530,32 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
 #[test]
 fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
+}
+
+/// Round ten's development set (`turn-end-r10.yaml`, held-out set O until
+/// round ten): a floor under its per-turn figures (26/26 and 29/34 when it
+/// was tuned on).
+#[test]
+fn layer1_holds_a_floor_on_round_ten() {
+    let r = run_turns_with(&load_action_corpus("turn-end-r10.yaml"));
+    assert!(r.bypass_errors.is_empty(), "{:?}", r.bypass_errors);
+    r.check("turn-end-r10.yaml", 0.95, 0.8);
+}
+
+/// Rounds eleven and twelve's development sets (`turn-end-r11.yaml` and
+/// `turn-end-r12.yaml`, held-out sets P and Q until they were measured): a
+/// floor under their per-turn figures (51/54 and 52/66, 34/34 and 29/46 when
+/// they were tuned on).
+#[test]
+fn layer1_holds_a_floor_on_rounds_eleven_and_twelve() {
+    for (name, min_recall, min_pass_through) in [
+        ("turn-end-r11.yaml", 0.9, 0.75),
+        ("turn-end-r12.yaml", 0.95, 0.6),
+    ] {
+        let r = run_turns_with(&load_action_corpus(name));
+        assert!(r.bypass_errors.is_empty(), "{name}: {:?}", r.bypass_errors);
+        r.check(name, min_recall, min_pass_through);
+    }
 }
 
 /// Round five's tuning part (`turn-end-r5.yaml`, 240 turns in ten

@@ -7,7 +7,9 @@
 //! the real turns and one written set, a tenth to half of the texts are
 //! wrapped). A break is joined only where it is plainly a wrap: the line
 //! ends inside a sentence (a letter, a digit, a comma, a closing bracket or
-//! backtick) and the next line goes on in lowercase or with a backtick.
+//! backtick) and the next line goes on in lowercase or with a backtick, or
+//! in a script without case (Korean, Chinese, Japanese) after a line long
+//! enough to have been wrapped.
 //! Headings, list items, quotes, tables, code blocks and breaks after a
 //! full stop or a colon stay as they are, since patterns read line starts.
 //! The joined text is the turn's subject, so the judge and the decision log
@@ -61,8 +63,26 @@ fn wraps(prev: &str, next: &str) -> bool {
     let goes_on = next
         .chars()
         .next()
-        .is_some_and(|c| c.is_lowercase() || c == '`');
+        .is_some_and(|c| c.is_lowercase() || c == '`' || (uncased(c) && wrapped_width(prev)));
     ends_inside && goes_on && !starts_block(next)
+}
+
+/// A letter of a script without case (Korean, Chinese, Japanese): it
+/// cannot say "lowercase, so the sentence goes on".
+fn uncased(c: char) -> bool {
+    c.is_alphabetic() && !c.is_lowercase() && !c.is_uppercase()
+}
+
+/// Whether a line is long enough to have been wrapped at a fixed width (in
+/// columns, a letter without case taking two): a short one ("文件", "변경
+/// 사항") is a label whose next line starts anew.
+fn wrapped_width(line: &str) -> bool {
+    let columns: usize = line
+        .trim()
+        .chars()
+        .map(|c| if uncased(c) { 2 } else { 1 })
+        .sum();
+    columns >= 20
 }
 
 /// Whether a (left-trimmed) line opens a Markdown block of its own.
@@ -87,6 +107,10 @@ mod tests {
             "- ranks 0-6 go to the training group"
         );
         assert_eq!(join_soft_wraps("uses\n`cargo test`"), "uses `cargo test`");
+        assert_eq!(
+            join_soft_wraps("이제 마지막 페이지까지\n크래시 없이 잘 넘어갑니다"),
+            "이제 마지막 페이지까지 크래시 없이 잘 넘어갑니다"
+        );
     }
 
     #[test]
@@ -101,6 +125,7 @@ mod tests {
             "hard break  \nnext",
             "```\ngit add\ngit commit\n```",
             "文件\n原因：`y`",
+            "변경 사항\n원인: `x`",
         ] {
             assert_eq!(join_soft_wraps(text), text, "{text:?}");
         }
