@@ -18,6 +18,14 @@ fn eval(sb: &Sandbox, args: &[&str]) -> (Option<i32>, Value) {
     (out.status.code(), v)
 }
 
+/// One detector's figures in `guard eval --json`'s answer.
+fn detector_figures(v: &Value, name: &str) -> Value {
+    let list = v["detectors"].as_array().unwrap();
+    let d = list.iter().find(|d| d["detector"] == name);
+    d.unwrap_or_else(|| panic!("{name} is not in {v:#}"))
+        .clone()
+}
+
 fn corpus(name: &str) -> String {
     repo_file(&format!("tests/corpus/{name}"))
         .display()
@@ -190,13 +198,7 @@ fn the_whole_pipeline_with_an_oracle_judge() {
 #[test]
 fn a_step_the_user_asked_for_is_no_new_proposal() {
     let sb = Sandbox::new();
-    let detector = |v: &Value| -> Value {
-        let list = v["detectors"].as_array().unwrap();
-        let d = list
-            .iter()
-            .find(|d| d["detector"] == "commit-before-verification");
-        d.unwrap().clone()
-    };
+    let detector = |v: &Value| detector_figures(v, "commit-before-verification");
     let path = corpus("turn-end-requests.yaml");
     let (code, v) = eval(&sb, &[&path, "--no-judge"]);
     assert_eq!(code, Some(0), "{v:#}");
@@ -262,12 +264,7 @@ fn a_stop_the_user_called_is_no_unilateral_split() {
     let path = sb.write("user-stops.yaml", &corpus);
     let (code, v) = eval(&sb, &[path.to_str().unwrap(), "--no-judge"]);
     assert_eq!(code, Some(0), "{v:#}");
-    let d = v["detectors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["detector"] == "scope-check")
-        .unwrap();
+    let d = detector_figures(&v, "scope-check");
     assert_eq!(d["layer1_recall"].as_f64(), Some(1.0), "{d:#}");
     assert_eq!(d["layer1_pass_through"].as_f64(), Some(1.0), "{d:#}");
 }
