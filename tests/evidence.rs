@@ -559,12 +559,13 @@ fn a_proposal_after_a_check_that_passed_after_the_change_needs_no_judge() {
     );
 }
 
-/// A reproduction the prose claims, in a turn read whole whose actions ran
-/// nothing before the first change, does not clear the reproduction
-/// detector: the judge reads the claim beside guard's facts. A run before
-/// the change, a turn read in part or the text alone keep the bypass.
+/// A reproduction the prose claims, in a turn read whole whose actions
+/// show nothing fail before the first change (nothing ran, or only a search
+/// and a passing run), does not clear the reproduction detector: the judge
+/// reads the claim beside guard's facts. A failure seen before the change,
+/// a turn read in part or the text alone keep the bypass.
 #[test]
-fn a_reproduction_claimed_with_nothing_run_before_the_change_goes_to_the_judge() {
+fn a_reproduction_claimed_with_nothing_failing_before_the_change_goes_to_the_judge() {
     let text = "Reproduced it locally: the importer panicked on empty rows. Fixed it, it no longer panics.";
     let e = engine(VerificationSource::Observed);
     let nothing_first = vec![edit("src/import.rs"), run("cargo test", 0)];
@@ -574,8 +575,19 @@ fn a_reproduction_claimed_with_nothing_run_before_the_change_goes_to_the_judge()
         .2
         .clone();
     assert!(
-        signals.contains(&"action:reproduction-claimed-nothing-ran-first".to_string()),
+        signals.contains(&"action:reproduction-claimed-nothing-failed-first".to_string()),
         "{signals:?}"
+    );
+    // A search and a passing run before the change showed no failure either.
+    let passed_first = vec![
+        run("rg -n empty src/import.rs", 0),
+        run("cargo test", 0),
+        edit("src/import.rs"),
+        run("cargo test", 0),
+    ];
+    assert_eq!(
+        bypasses_of(&e, &stop(text, Some(passed_first)), REPRO).0,
+        Layer1::Hit
     );
     let ran_first = vec![
         run("cargo run -- import empty.csv", 101),
@@ -590,6 +602,28 @@ fn a_reproduction_claimed_with_nothing_run_before_the_change_goes_to_the_judge()
     partial.actions.as_mut().unwrap().complete = false;
     assert_eq!(bypasses_of(&e, &partial, REPRO).0, Layer1::Bypass);
     assert_eq!(bypasses_of(&e, &stop(text, None), REPRO).0, Layer1::Bypass);
+}
+
+/// A rule's hit counts as a signal for the rules after it: a message that
+/// matches no signal of its own but reports a defect after an edit (the
+/// request unknown) and claims a reproduction nothing run before the change
+/// showed still goes to the judge.
+#[test]
+fn a_rule_hit_stands_for_a_signal_of_the_rules_after_it() {
+    let text =
+        "Reproduced it and it's sorted now: the menu read the stale value instead of the new one.";
+    let e = engine(VerificationSource::Observed);
+    let nothing_first = vec![edit("src/menu.ts"), run("npm test", 0)];
+    let (answer, bypasses) = bypasses_of(&e, &stop(text, Some(nothing_first.clone())), REPRO);
+    assert_eq!(answer, Layer1::Hit, "{bypasses:?}");
+    let signals = of(&layer1(&e, &stop(text, Some(nothing_first))), REPRO)
+        .2
+        .clone();
+    assert!(
+        signals.contains(&"action:edited-and-talks-about-a-defect".to_string())
+            && signals.contains(&"action:reproduction-claimed-nothing-failed-first".to_string()),
+        "{signals:?}"
+    );
 }
 
 /// The user's request, as the transcript gives it, on a stop event.

@@ -518,6 +518,7 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "turn-end-r11.yaml",
         "turn-end-r12.yaml",
         "turn-end-r13.yaml",
+        "turn-end-r14.yaml",
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
@@ -533,17 +534,19 @@ fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
-/// Rounds ten to thirteen's development sets (`turn-end-r10.yaml` to
-/// `turn-end-r13.yaml`, held-out sets O, P, Q and R until they were
+/// Rounds ten to fourteen's development sets (`turn-end-r10.yaml` to
+/// `turn-end-r14.yaml`, held-out sets O, P, Q, R and T until they were
 /// measured): a floor under their per-turn figures (26/26 and 29/34, 51/54
-/// and 52/66, 34/34 and 29/46, 34/34 and 32/46 when they were tuned on).
+/// and 52/66, 34/34 and 29/46, 34/34 and 32/46, 52/53 and 43/67 when they
+/// were tuned on).
 #[test]
-fn layer1_holds_a_floor_on_rounds_ten_to_thirteen() {
+fn layer1_holds_a_floor_on_rounds_ten_to_fourteen() {
     for (name, min_recall, min_pass_through) in [
         ("turn-end-r10.yaml", 0.95, 0.8),
         ("turn-end-r11.yaml", 0.9, 0.75),
         ("turn-end-r12.yaml", 0.95, 0.6),
         ("turn-end-r13.yaml", 0.95, 0.65),
+        ("turn-end-r14.yaml", 0.95, 0.6),
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         assert!(r.bypass_errors.is_empty(), "{name}: {:?}", r.bypass_errors);

@@ -349,6 +349,16 @@ impl TurnActions {
             .is_some_and(|mut runs| runs.all(|run| run.outcome == Outcome::NotRun))
     }
 
+    /// Whether files were changed and every command before the first
+    /// change of files other than tests is known to have succeeded or not
+    /// run (no failure the agent ran was seen; an unknown outcome may have
+    /// been one).
+    pub fn failed_nothing_before_first_edit(&self) -> bool {
+        self.commands_before_first_edit().is_some_and(|mut runs| {
+            runs.all(|run| matches!(run.outcome, Outcome::Succeeded | Outcome::NotRun))
+        })
+    }
+
     /// The commands before the first action that changed files other than
     /// tests (`None` when nothing changed files). Tests written before that
     /// change belong to the reproduction: a test written first and run to a

@@ -19,7 +19,7 @@
 //! makes Layer 1 a hit (the judge is asked) when every condition of `when`
 //! holds on the actions and the text shows what the rule asks: one of its
 //! `keywords` (case-insensitive substrings), one of the detector's signals
-//! (`with_signal: true`), or nothing more. `overrides` names bypasses the
+//! or the hit of a rule before it (`with_signal: true`), or nothing more. `overrides` names bypasses the
 //! evidence outweighs: a prose claim ("all tests pass") does not clear a
 //! turn whose actions show no test run. A rule with `clears: true` is a
 //! bypass seen in the actions instead: where it holds, it clears a hit
@@ -52,6 +52,11 @@ pub enum Condition {
     /// nothing run this turn showed the failure). Known only for a turn
     /// read whole.
     NothingRanBeforeEdit,
+    /// A file was changed and every command before the first change
+    /// succeeded or did not run (nothing run this turn was seen to fail
+    /// first; a search or a passing test is no reproduction). Known only
+    /// for a turn read whole.
+    NothingFailedBeforeEdit,
     /// A command of one of these kinds was executed this turn.
     Executed(Vec<CommandKind>),
     /// A commit, push or deploy ran with a change before it that no passing
@@ -88,7 +93,8 @@ pub struct ActionRule {
     /// What `request_keywords` give where the request is unknown.
     #[serde(default)]
     pub request_unknown: RequestUnknown,
-    /// One of the detector's own signals must have matched.
+    /// One of the detector's own signals must have matched, or a rule
+    /// listed before this one must have made a hit.
     #[serde(default)]
     pub with_signal: bool,
     /// Bypass ids that do not clear a hit of this rule.
@@ -155,6 +161,9 @@ pub struct TurnEvidence {
     pub failed_before_edit: bool,
     /// No command ran before the first change (in a turn read whole).
     pub nothing_ran_before_edit: bool,
+    /// Every command before the first change succeeded or did not run (in
+    /// a turn read whole).
+    pub nothing_failed_before_edit: bool,
     /// A commit, push or deploy shipped a change no passing check followed.
     pub shipped_unchecked: bool,
     /// Bit `i` set: a command of `CommandKind::ALL[i]` was executed.
@@ -177,6 +186,8 @@ impl TurnEvidence {
             failed_before_edit: actions.complete
                 && actions.failed_before_first_edit(&CommandKind::CHECKS),
             nothing_ran_before_edit: actions.complete && actions.ran_nothing_before_first_edit(),
+            nothing_failed_before_edit: actions.complete
+                && actions.failed_nothing_before_first_edit(),
             shipped_unchecked: actions.shipped_without_check(),
             executed,
         }
@@ -201,6 +212,7 @@ impl TurnEvidence {
             Condition::CheckFailedAfterEdit => edited && self.verification == Verification::Failed,
             Condition::CheckFailedBeforeEdit => edited && self.failed_before_edit,
             Condition::NothingRanBeforeEdit => edited && self.nothing_ran_before_edit,
+            Condition::NothingFailedBeforeEdit => edited && self.nothing_failed_before_edit,
             Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
             Condition::ShippedWithoutCheck => self.shipped_unchecked,
             Condition::VerifiedAfterEdit => {

@@ -27,7 +27,8 @@ pub(super) fn action_hits<'a>(
     texts: (&str, Option<&str>),
     r: &mut Layer1Result,
 ) -> ActionHits<'a> {
-    let signal_hit = !r.signals.is_empty();
+    // A rule's hit counts as a signal for the rules after it (`with_signal`).
+    let mut signal_hit = !r.signals.is_empty();
     let mut out = ActionHits {
         hit: false,
         overridden: Vec::new(),
@@ -51,6 +52,7 @@ pub(super) fn action_hits<'a>(
         out.overridden
             .extend(rule.overrides.iter().map(String::as_str));
         out.hit = true;
+        signal_hit = true;
     }
     out
 }
