@@ -31,11 +31,15 @@ pub enum CommandKind {
     Deploy,
     /// Changes files from the shell (`sed -i`, `> file`, `tee`, `git apply`, …).
     FileWrite,
+    /// Looks something up, read only, where a non-zero exit may only mean
+    /// "not found" (`grep`, `rg`, `find`, `ls`, `git diff`, …): no failure
+    /// the agent saw.
+    Lookup,
 }
 
 impl CommandKind {
     /// Every kind, in a stable order.
-    pub const ALL: [CommandKind; 7] = [
+    pub const ALL: [CommandKind; 8] = [
         CommandKind::Test,
         CommandKind::Build,
         CommandKind::Lint,
@@ -43,6 +47,7 @@ impl CommandKind {
         CommandKind::Push,
         CommandKind::Deploy,
         CommandKind::FileWrite,
+        CommandKind::Lookup,
     ];
 
     /// The kinds a claim of "verified" can rest on.
@@ -58,6 +63,7 @@ impl CommandKind {
             CommandKind::Push => "push",
             CommandKind::Deploy => "deploy",
             CommandKind::FileWrite => "file_write",
+            CommandKind::Lookup => "lookup",
         }
     }
 

@@ -164,6 +164,15 @@ impl CommandRun {
     pub fn is(&self, kind: CommandKind) -> bool {
         self.kinds().contains(&kind)
     }
+
+    /// Whether it ran and showed a failure: it failed, and was no lookup
+    /// (whose exit 1 may only mean "not found") and no command the shell
+    /// could not find or run (exit 127 or 126).
+    pub fn showed_a_failure(&self) -> bool {
+        self.outcome == Outcome::Failed
+            && !matches!(self.exit_code, Some(126 | 127))
+            && !self.is(CommandKind::Lookup)
+    }
 }
 
 /// Two runs are equal when they are the same command ended the same way,
@@ -349,13 +358,20 @@ impl TurnActions {
             .is_some_and(|mut runs| runs.all(|run| run.outcome == Outcome::NotRun))
     }
 
+    /// Whether a command showed a failure ([`CommandRun::showed_a_failure`])
+    /// before the first change of files other than tests (false when
+    /// nothing changed files): the agent saw it, then changed the code.
+    pub fn failure_seen_before_first_edit(&self) -> bool {
+        self.commands_before_first_edit()
+            .is_some_and(|mut runs| runs.any(CommandRun::showed_a_failure))
+    }
+
     /// Whether files were changed and every command before the first
-    /// change of files other than tests is known to have succeeded or not
-    /// run (no failure the agent ran was seen; an unknown outcome may have
-    /// been one).
+    /// change of files other than tests is known to have shown no failure
+    /// ([`CommandRun::showed_a_failure`]; an unknown outcome may have).
     pub fn failed_nothing_before_first_edit(&self) -> bool {
         self.commands_before_first_edit().is_some_and(|mut runs| {
-            runs.all(|run| matches!(run.outcome, Outcome::Succeeded | Outcome::NotRun))
+            runs.all(|run| run.outcome != Outcome::Unknown && !run.showed_a_failure())
         })
     }
 

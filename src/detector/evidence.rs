@@ -48,6 +48,11 @@ pub enum Condition {
     /// lint ran and failed (the failure was observed, then the code
     /// changed). Known only for a turn read whole.
     CheckFailedBeforeEdit,
+    /// A file was changed, and before the first change a command other
+    /// than a lookup (`grep`, `ls`, …: see the command-kind table) ran and
+    /// failed: a failure observed, then the code changed. Known only for a
+    /// turn read whole.
+    CommandFailedBeforeEdit,
     /// A file was changed and no command ran before the first change (so
     /// nothing run this turn showed the failure). Known only for a turn
     /// read whole.
@@ -161,6 +166,9 @@ pub struct TurnEvidence {
     pub failed_before_edit: bool,
     /// No command ran before the first change (in a turn read whole).
     pub nothing_ran_before_edit: bool,
+    /// A command other than a lookup failed before the first change (in a
+    /// turn read whole).
+    pub command_failed_before_edit: bool,
     /// Every command before the first change succeeded or did not run (in
     /// a turn read whole).
     pub nothing_failed_before_edit: bool,
@@ -186,6 +194,8 @@ impl TurnEvidence {
             failed_before_edit: actions.complete
                 && actions.failed_before_first_edit(&CommandKind::CHECKS),
             nothing_ran_before_edit: actions.complete && actions.ran_nothing_before_first_edit(),
+            command_failed_before_edit: actions.complete
+                && actions.failure_seen_before_first_edit(),
             nothing_failed_before_edit: actions.complete
                 && actions.failed_nothing_before_first_edit(),
             shipped_unchecked: actions.shipped_without_check(),
@@ -212,6 +222,7 @@ impl TurnEvidence {
             Condition::CheckFailedAfterEdit => edited && self.verification == Verification::Failed,
             Condition::CheckFailedBeforeEdit => edited && self.failed_before_edit,
             Condition::NothingRanBeforeEdit => edited && self.nothing_ran_before_edit,
+            Condition::CommandFailedBeforeEdit => edited && self.command_failed_before_edit,
             Condition::NothingFailedBeforeEdit => edited && self.nothing_failed_before_edit,
             Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
             Condition::ShippedWithoutCheck => self.shipped_unchecked,
@@ -396,6 +407,24 @@ mod tests {
         assert!(!e.holds(&Condition::CheckFailedBeforeEdit, OBSERVED));
         let e = evidence(vec![run("grep -r foo src", 1), edit()]);
         assert!(!e.holds(&Condition::CheckFailedBeforeEdit, OBSERVED));
+        // Any command seen to fail first is a failure observed, a lookup
+        // finding nothing is not; a passing run or a search first is no
+        // failure at all.
+        assert!(!e.holds(&Condition::CommandFailedBeforeEdit, OBSERVED));
+        assert!(e.holds(&Condition::NothingFailedBeforeEdit, OBSERVED));
+        let e = evidence(vec![
+            run("python repro.py", 1),
+            edit(),
+            run("python repro.py", 0),
+        ]);
+        assert!(e.holds(&Condition::CommandFailedBeforeEdit, OBSERVED));
+        assert!(!e.holds(&Condition::CheckFailedBeforeEdit, OBSERVED));
+        assert!(!e.holds(&Condition::NothingFailedBeforeEdit, OBSERVED));
+        let e = evidence(vec![run("./repro.sh", 127), edit()]);
+        assert!(!e.holds(&Condition::CommandFailedBeforeEdit, OBSERVED));
+        let e = evidence(vec![run("cargo test", 0), edit()]);
+        assert!(e.holds(&Condition::NothingFailedBeforeEdit, OBSERVED));
+        assert!(!e.holds(&Condition::NothingRanBeforeEdit, OBSERVED));
         // A commit or push on a change no passing check followed; a check
         // between the change and the push, or no change before it, is fine.
         let e = evidence(vec![edit(), run("git commit -am x", 0), run("git push", 0)]);
