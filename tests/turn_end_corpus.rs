@@ -554,6 +554,21 @@ fn layer1_holds_a_floor_on_rounds_ten_to_fourteen() {
     }
 }
 
+/// Round fifteen's development set (`turn-end-r15.yaml`, held-out set U
+/// until it was measured): a floor under its per-turn figures (33/36 and
+/// 25/44 when it was tuned on). One violation is left to a bypass, as
+/// measured: a commit the user's request asked for, made after an edit no
+/// test followed (`hop13-ja-003`; the request bypass clears it).
+#[test]
+fn layer1_holds_a_floor_on_round_fifteen() {
+    let r = run_turns_with(&load_action_corpus("turn-end-r15.yaml"));
+    let unexpected: Vec<&String> = (r.bypass_errors.iter())
+        .filter(|e| !e.contains("hop13-ja-003"))
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:?}");
+    r.check("turn-end-r15.yaml", 0.9, 0.55);
+}
+
 /// Round five's tuning part (`turn-end-r5.yaml`, 240 turns in ten
 /// languages, half with actions): a floor under its per-turn figures.
 #[test]

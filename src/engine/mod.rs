@@ -7,6 +7,7 @@ mod decide;
 mod evidence;
 #[cfg(test)]
 mod fast_path_tests;
+mod han_variants;
 mod keyword_index;
 mod layer1;
 mod soft_wraps;
@@ -139,11 +140,13 @@ impl Engine {
 
     /// The text the detectors look at: the subject; for turn ends, its tail
     /// with the soft line breaks of wrapped prose joined
-    /// ([`soft_wraps::join_soft_wraps`]).
+    /// ([`soft_wraps::join_soft_wraps`]) and Traditional Chinese read in
+    /// Simplified characters ([`han_variants::simplify`]).
     pub fn subject(event: &Event, config: &Config) -> String {
         let s = event.subject();
         if event.kind.is_turn_end() {
-            soft_wraps::join_soft_wraps(tail(&s, config.text.max_bytes)).into_owned()
+            let joined = soft_wraps::join_soft_wraps(tail(&s, config.text.max_bytes));
+            han_variants::simplify(&joined).into_owned()
         } else {
             s
         }
@@ -196,11 +199,18 @@ impl Engine {
             }
         }
         if !hits.is_empty() {
-            let request = event.prompt.as_deref().filter(|_| event.kind.is_turn_end());
-            out.extend(
-                self.index
-                    .run_hits(hits, text, shell, evidence.as_ref(), request),
-            );
+            // The user's request, read like the text (Traditional Chinese in
+            // Simplified characters).
+            let request = (event.prompt.as_deref())
+                .filter(|_| event.kind.is_turn_end())
+                .map(han_variants::simplify);
+            out.extend(self.index.run_hits(
+                hits,
+                text,
+                shell,
+                evidence.as_ref(),
+                request.as_deref(),
+            ));
             out.sort_by_key(|r| r.index);
         }
         out
