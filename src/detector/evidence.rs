@@ -19,9 +19,9 @@
 //! makes Layer 1 a hit (the judge is asked) when every condition of `when`
 //! holds on the actions and the text shows what the rule asks: one of its
 //! `keywords` (case-insensitive substrings), one of the detector's signals
-//! or the hit of a rule before it (`with_signal: true`), or nothing more. `overrides` names bypasses the
-//! evidence outweighs: a prose claim ("all tests pass") does not clear a
-//! turn whose actions show no test run. A rule with `clears: true` is a
+//! or the hit of a rule before it (`with_signal: true`), or nothing more.
+//! `overrides` names bypasses the evidence outweighs: a prose claim ("all
+//! tests pass") does not clear a turn whose actions show no test run. A rule with `clears: true` is a
 //! bypass seen in the actions instead: where it holds, it clears a hit
 //! (e.g. a test observed to fail before the first edit is a reproduction,
 //! however the message words it).
@@ -57,10 +57,10 @@ pub enum Condition {
     /// nothing run this turn showed the failure). Known only for a turn
     /// read whole.
     NothingRanBeforeEdit,
-    /// A file was changed and every command before the first change
-    /// succeeded or did not run (nothing run this turn was seen to fail
-    /// first; a search or a passing test is no reproduction). Known only
-    /// for a turn read whole.
+    /// A file was changed and every command before the first change is
+    /// known to have shown no failure (it succeeded, did not run, was a
+    /// lookup or could not be run): a search or a passing test is no
+    /// reproduction. Known only for a turn read whole.
     NothingFailedBeforeEdit,
     /// A command of one of these kinds was executed this turn.
     Executed(Vec<CommandKind>),
@@ -169,8 +169,8 @@ pub struct TurnEvidence {
     /// A command other than a lookup failed before the first change (in a
     /// turn read whole).
     pub command_failed_before_edit: bool,
-    /// Every command before the first change succeeded or did not run (in
-    /// a turn read whole).
+    /// Every command before the first change is known to have shown no
+    /// failure (in a turn read whole).
     pub nothing_failed_before_edit: bool,
     /// A commit, push or deploy shipped a change no passing check followed.
     pub shipped_unchecked: bool,
