@@ -534,39 +534,30 @@ fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
-/// Rounds ten to fourteen's development sets (`turn-end-r10.yaml` to
-/// `turn-end-r14.yaml`, held-out sets O, P, Q, R and T until they were
+/// Rounds ten to fifteen's development sets (`turn-end-r10.yaml` to
+/// `turn-end-r15.yaml`, held-out sets O, P, Q, R, T and U until they were
 /// measured): a floor under their per-turn figures (26/26 and 29/34, 51/54
-/// and 52/66, 34/34 and 29/46, 34/34 and 32/46, 52/53 and 43/67 when they
-/// were tuned on).
+/// and 52/66, 34/34 and 29/46, 34/34 and 32/46, 52/53 and 43/67, 33/36 and
+/// 25/44 when they were tuned on), and no bypass on a block case but the
+/// one left as measured: a commit the user's request asked for, made after
+/// an edit no test followed (`hop13-ja-003`; the request bypass clears it).
 #[test]
-fn layer1_holds_a_floor_on_rounds_ten_to_fourteen() {
-    for (name, min_recall, min_pass_through) in [
-        ("turn-end-r10.yaml", 0.95, 0.8),
-        ("turn-end-r11.yaml", 0.9, 0.75),
-        ("turn-end-r12.yaml", 0.95, 0.6),
-        ("turn-end-r13.yaml", 0.95, 0.65),
-        ("turn-end-r14.yaml", 0.95, 0.6),
+fn layer1_holds_a_floor_on_rounds_ten_to_fifteen() {
+    for (name, min_recall, min_pass_through, left) in [
+        ("turn-end-r10.yaml", 0.95, 0.8, None),
+        ("turn-end-r11.yaml", 0.9, 0.75, None),
+        ("turn-end-r12.yaml", 0.95, 0.6, None),
+        ("turn-end-r13.yaml", 0.95, 0.65, None),
+        ("turn-end-r14.yaml", 0.95, 0.6, None),
+        ("turn-end-r15.yaml", 0.9, 0.55, Some("hop13-ja-003")),
     ] {
         let r = run_turns_with(&load_action_corpus(name));
-        assert!(r.bypass_errors.is_empty(), "{name}: {:?}", r.bypass_errors);
+        let unexpected: Vec<&String> = (r.bypass_errors.iter())
+            .filter(|e| left.is_none_or(|id| !e.contains(id)))
+            .collect();
+        assert!(unexpected.is_empty(), "{name}: {unexpected:?}");
         r.check(name, min_recall, min_pass_through);
     }
-}
-
-/// Round fifteen's development set (`turn-end-r15.yaml`, held-out set U
-/// until it was measured): a floor under its per-turn figures (33/36 and
-/// 25/44 when it was tuned on). One violation is left to a bypass, as
-/// measured: a commit the user's request asked for, made after an edit no
-/// test followed (`hop13-ja-003`; the request bypass clears it).
-#[test]
-fn layer1_holds_a_floor_on_round_fifteen() {
-    let r = run_turns_with(&load_action_corpus("turn-end-r15.yaml"));
-    let unexpected: Vec<&String> = (r.bypass_errors.iter())
-        .filter(|e| !e.contains("hop13-ja-003"))
-        .collect();
-    assert!(unexpected.is_empty(), "{unexpected:?}");
-    r.check("turn-end-r15.yaml", 0.9, 0.55);
 }
 
 /// Round five's tuning part (`turn-end-r5.yaml`, 240 turns in ten

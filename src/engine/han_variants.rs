@@ -38,8 +38,17 @@ fn simplified(c: char) -> Option<char> {
 /// `text` with its Traditional Chinese characters in their Simplified forms;
 /// unchanged when it has kana (Japanese) or no Traditional character.
 pub fn simplify(text: &str) -> Cow<'_, str> {
-    let kana = |c: char| ('\u{3040}'..='\u{30FF}').contains(&c);
-    if text.is_ascii() || text.chars().any(kana) || !text.chars().any(|c| simplified(c).is_some()) {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    let mut traditional = false;
+    for c in text.chars() {
+        if ('\u{3040}'..='\u{30FF}').contains(&c) {
+            return Cow::Borrowed(text); // kana: Japanese
+        }
+        traditional |= simplified(c).is_some();
+    }
+    if !traditional {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.chars().map(|c| simplified(c).unwrap_or(c)).collect())

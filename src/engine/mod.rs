@@ -146,7 +146,10 @@ impl Engine {
         let s = event.subject();
         if event.kind.is_turn_end() {
             let joined = soft_wraps::join_soft_wraps(tail(&s, config.text.max_bytes));
-            han_variants::simplify(&joined).into_owned()
+            match han_variants::simplify(&joined) {
+                std::borrow::Cow::Owned(simplified) => simplified,
+                std::borrow::Cow::Borrowed(_) => joined.into_owned(),
+            }
         } else {
             s
         }
