@@ -35,6 +35,8 @@ fn commands_get_their_kinds() {
                 "yarn test",
                 "npx jest --ci",
                 "npx vitest run",
+                "pnpm playwright test e2e/profile.spec.ts",
+                "yarn jest --ci",
                 "pytest -q tests/",
                 "python -m pytest -x",
                 "python3.12 -m unittest discover",
