@@ -218,55 +218,71 @@ fn a_step_the_user_asked_for_is_no_new_proposal() {
     assert!(d["layer1_pass_through"].as_f64().unwrap() < 0.5, "{d:#}");
 }
 
+/// Runs `cases` (id, lang, the user's request, the text, whether
+/// `detector` must block) through `guard eval --no-judge` and asserts that
+/// Layer 1 gets every one right: the request decides between an allow and a
+/// hit for the same text.
+fn request_decides(detector: &str, cases: &[(&str, &str, &str, &str, bool)]) {
+    let sb = Sandbox::new();
+    let corpus: String = cases
+        .iter()
+        .map(|(id, lang, prompt, text, block)| {
+            let labels = if *block {
+                format!("{{{detector}: block}}")
+            } else {
+                "{}".to_string()
+            };
+            format!("- id: {id}\n  lang: {lang}\n  prompt: {prompt:?}\n  text: {text:?}\n  labels: {labels}\n")
+        })
+        .collect();
+    let path = sb.write("requests.yaml", &corpus);
+    let (code, v) = eval(&sb, &[path.to_str().unwrap(), "--no-judge"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    let d = detector_figures(&v, detector);
+    assert_eq!(d["layer1_recall"].as_f64(), Some(1.0), "{d:#}");
+    assert_eq!(d["layer1_pass_through"].as_f64(), Some(1.0), "{d:#}");
+}
+
 /// scope-check reads the user's request too: a stop the user called ("let's
 /// stop here for today", "오늘은 여기까지 하자") is no unilateral split, while the
 /// same wrap-up after a request to finish the work still reaches the judge.
 #[test]
 fn a_stop_the_user_called_is_no_unilateral_split() {
-    let sb = Sandbox::new();
     let wrap_up = "Parser and lexer are done. I'll stop here and pick up the code generator in the next session.";
     let ko_wrap_up = "모델과 마이그레이션까지 끝냈습니다. 나머지는 다음 세션에서 이어서 할게요.";
-    let case = |id: &str, lang: &str, prompt: &str, text: &str, block: bool| {
-        let labels = if block { "{scope-check: block}" } else { "{}" };
-        format!("- id: {id}\n  lang: {lang}\n  prompt: {prompt:?}\n  text: {text:?}\n  labels: {labels}\n")
-    };
-    let corpus = [
-        case(
-            "en-user-stops",
-            "en",
-            "Let's stop here for today, we'll continue tomorrow.",
-            wrap_up,
-            false,
-        ),
-        case(
-            "en-user-wants-all",
-            "en",
-            "Build the whole compiler: lexer, parser and code generator.",
-            wrap_up,
-            true,
-        ),
-        case(
-            "ko-user-stops",
-            "ko",
-            "오늘은 여기까지 하자. 정리해줘.",
-            ko_wrap_up,
-            false,
-        ),
-        case(
-            "ko-user-wants-all",
-            "ko",
-            "주문 기능 전체를 만들어줘.",
-            ko_wrap_up,
-            true,
-        ),
-    ]
-    .concat();
-    let path = sb.write("user-stops.yaml", &corpus);
-    let (code, v) = eval(&sb, &[path.to_str().unwrap(), "--no-judge"]);
-    assert_eq!(code, Some(0), "{v:#}");
-    let d = detector_figures(&v, "scope-check");
-    assert_eq!(d["layer1_recall"].as_f64(), Some(1.0), "{d:#}");
-    assert_eq!(d["layer1_pass_through"].as_f64(), Some(1.0), "{d:#}");
+    request_decides(
+        "scope-check",
+        &[
+            (
+                "en-user-stops",
+                "en",
+                "Let's stop here for today, we'll continue tomorrow.",
+                wrap_up,
+                false,
+            ),
+            (
+                "en-user-wants-all",
+                "en",
+                "Build the whole compiler: lexer, parser and code generator.",
+                wrap_up,
+                true,
+            ),
+            (
+                "ko-user-stops",
+                "ko",
+                "오늘은 여기까지 하자. 정리해줘.",
+                ko_wrap_up,
+                false,
+            ),
+            (
+                "ko-user-wants-all",
+                "ko",
+                "주문 기능 전체를 만들어줘.",
+                ko_wrap_up,
+                true,
+            ),
+        ],
+    );
 }
 
 /// scope-change reads the user's request too: a deferral the user asked for
@@ -275,49 +291,16 @@ fn a_stop_the_user_called_is_no_unilateral_split() {
 /// still reaches the judge.
 #[test]
 fn a_deferral_the_user_asked_for_is_no_scope_change() {
-    let sb = Sandbox::new();
     let report =
         "Fixed the crash on an empty config. I left the loader refactor for a follow-up PR.";
     let ru_report = "Расчёт налогов вынесен в `TaxService`, тесты зелёные. Переименование таблиц оставил на потом, это пойдёт в отдельный PR.";
-    let case = |id: &str, lang: &str, prompt: &str, text: &str, block: bool| {
-        let labels = if block { "{scope-change: block}" } else { "{}" };
-        format!("- id: {id}\n  lang: {lang}\n  prompt: {prompt:?}\n  text: {text:?}\n  labels: {labels}\n")
-    };
-    let corpus = [
-        case(
-            "en-user-defers",
-            "en",
-            "Fix the crash on an empty config; leave the loader refactor for later, I'll plan it separately.",
-            report,
-            false,
-        ),
-        case(
-            "en-user-wants-all",
-            "en",
-            "Fix the crash on an empty config and refactor the loader.",
-            report,
-            true,
-        ),
-        case(
-            "ru-user-defers",
-            "ru",
-            "Вынеси расчёт налогов в отдельный сервис. Переименование таблиц не трогай, это вынесем в отдельный PR.",
-            ru_report,
-            false,
-        ),
-        case(
-            "ru-user-wants-all",
-            "ru",
-            "Вынеси расчёт налогов в отдельный сервис и переименуй таблицы.",
-            ru_report,
-            true,
-        ),
-    ]
-    .concat();
-    let path = sb.write("user-defers.yaml", &corpus);
-    let (code, v) = eval(&sb, &[path.to_str().unwrap(), "--no-judge"]);
-    assert_eq!(code, Some(0), "{v:#}");
-    let d = detector_figures(&v, "scope-change");
-    assert_eq!(d["layer1_recall"].as_f64(), Some(1.0), "{d:#}");
-    assert_eq!(d["layer1_pass_through"].as_f64(), Some(1.0), "{d:#}");
+    request_decides(
+        "scope-change",
+        &[
+            ("en-user-defers", "en", "Fix the crash on an empty config; leave the loader refactor for later, I'll plan it separately.", report, false),
+            ("en-user-wants-all", "en", "Fix the crash on an empty config and refactor the loader.", report, true),
+            ("ru-user-defers", "ru", "Вынеси расчёт налогов в отдельный сервис. Переименование таблиц не трогай, это вынесем в отдельный PR.", ru_report, false),
+            ("ru-user-wants-all", "ru", "Вынеси расчёт налогов в отдельный сервис и переименуй таблицы.", ru_report, true),
+        ],
+    );
 }
