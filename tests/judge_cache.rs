@@ -37,7 +37,8 @@ fn judge_runs(log: &Path) -> usize {
 
 #[test]
 fn an_edited_prompt_another_backend_or_another_model_each_get_a_fresh_judgment() {
-    let dir = temp_dir("cache");
+    let tmp = temp_dir("cache");
+    let dir = tmp.path();
     let cache = dir.join("cache");
     let log = dir.join("judge.log");
     let mut cfg = config("ok", 20_000);
@@ -88,5 +89,4 @@ fn an_edited_prompt_another_backend_or_another_model_each_get_a_fresh_judgment()
     assert!(judge(&cfg, &s, &cache).cache_hit);
     assert!(judge(&cfg, &edited, &cache).cache_hit);
     assert_eq!(judge_runs(&log), 3);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -64,7 +64,8 @@ fn request<'a>(detector: &'a str, spec: &'a JudgeSpec, text: &'a str) -> JudgeRe
 
 #[test]
 fn one_call_holds_the_text_once() {
-    let dir = temp_dir("once");
+    let tmp = temp_dir("once");
+    let dir = tmp.path();
     let (a, b, c) = (spec("pushed"), spec("unverified"), spec("scope"));
     let reqs = [
         request("a", &a, TEXT),
@@ -88,7 +89,8 @@ fn one_call_holds_the_text_once() {
 
 #[test]
 fn different_texts_are_not_combined() {
-    let dir = temp_dir("apart");
+    let tmp = temp_dir("apart");
+    let dir = tmp.path();
     let (a, b) = (spec("pushed"), spec("unverified"));
     let reqs = [
         request("a", &a, TEXT),
@@ -105,7 +107,8 @@ fn different_texts_are_not_combined() {
 
 #[test]
 fn the_cache_stores_each_section_and_serves_each_detector() {
-    let dir = temp_dir("cache");
+    let tmp = temp_dir("cache");
+    let dir = tmp.path();
     let cache = dir.join("cache");
     let mut cfg = logged("ok", &dir);
     cfg.cache_ttl_s = 3600;
@@ -153,7 +156,8 @@ fn the_cache_stores_each_section_and_serves_each_detector() {
 
 #[test]
 fn a_crashed_call_fails_every_detector_in_it() {
-    let dir = temp_dir("crash");
+    let tmp = temp_dir("crash");
+    let dir = tmp.path();
     let (a, b) = (spec("pushed"), spec("unverified"));
     let reqs = [request("a", &a, TEXT), request("b", &b, TEXT)];
     for mode in ["crash", "garbage", "hang"] {
@@ -171,7 +175,8 @@ fn a_crashed_call_fails_every_detector_in_it() {
 
 #[test]
 fn combine_false_asks_each_detector_alone() {
-    let dir = temp_dir("nocombine");
+    let tmp = temp_dir("nocombine");
+    let dir = tmp.path();
     let mut cfg = logged("ok", &dir);
     cfg.combine = false;
     let (a, b) = (spec("pushed"), spec("unverified"));

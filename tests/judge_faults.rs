@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 /// Runs one request with the test judge in `mode`, under a hook deadline of
 /// `deadline_ms`, recording the judge's pids in a file.
 fn run_mode(mode: &str, deadline_ms: u64) -> (JudgeReport, Duration, Vec<u32>) {
-    let dir = temp_dir(&format!("fault-{}", mode.replace(['=', '/', ':'], "_")));
+    let tmp = temp_dir(&format!("fault-{}", mode.replace(['=', '/', ':'], "_")));
+    let dir = tmp.path();
     let pids = dir.join("pids");
     let mut cfg = config(mode, 60_000);
     cfg.command
@@ -37,7 +38,6 @@ fn run_mode(mode: &str, deadline_ms: u64) -> (JudgeReport, Duration, Vec<u32>) {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect();
-    let _ = std::fs::remove_dir_all(&dir);
     (reports.remove(0), elapsed, recorded)
 }
 
@@ -154,7 +154,8 @@ fn the_judge_timeout_cuts_before_the_hook_deadline() {
 fn judgments_run_concurrently() {
     // Each judge waits until all five have started: run one after another,
     // the first would wait forever and fail at the deadline.
-    let dir = temp_dir("barrier");
+    let tmp = temp_dir("barrier");
+    let dir = tmp.path();
     let cfg = config(&format!("barrier={}:5", dir.display()), 20_000);
     let s = spec();
     let names = ["a", "b", "c", "d", "e"];
@@ -176,7 +177,6 @@ fn judgments_run_concurrently() {
     for r in &reports {
         assert_eq!(r.outcome, JudgeOutcome::Allow, "{r:?}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -47,7 +47,8 @@ fn expected(case: &Case) -> JudgeOutcome {
 /// answers-echo-after); returns (case, outcome) pairs.
 fn judge_corpus(style: &str) -> Vec<(Case, JudgeOutcome)> {
     let cases = corpus();
-    let dir = temp_dir(&format!("injection-{style}"));
+    let tmp = temp_dir(&format!("injection-{style}"));
+    let dir = tmp.path();
     let answers = dir.join("answers.json");
     let rules: Vec<_> = cases
         .iter()
@@ -80,7 +81,6 @@ fn judge_corpus(style: &str) -> Vec<(Case, JudgeOutcome)> {
                 .zip(reports.into_iter().map(|r| r.outcome)),
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
     out
 }
 

@@ -93,7 +93,8 @@ fn all_secrets_in_one_text_are_counted_per_type() {
 #[test]
 fn no_secret_reaches_the_judge() {
     let entries = corpus();
-    let dir = temp_dir("redaction-log");
+    let tmp = temp_dir("redaction-log");
+    let dir = tmp.path();
     let log = dir.join("stdin.log");
     let mut cfg = config("ok", 20_000);
     cfg.command
@@ -135,7 +136,6 @@ fn no_secret_reaches_the_judge() {
     for e in &entries {
         assert!(!seen.contains(&e.secret), "{} reached the judge", e.kind);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -96,7 +96,8 @@ pub fn case_event(case: &Case, agent: &str) -> Event {
 
 /// The turn's actions of a case, as a transcript reader would give them:
 /// `edit` and `command` actions in order (a command's outcome from its
-/// `exit`: 0 succeeded, other failed, none unknown), other kinds left out.
+/// `exit`: 0 succeeded, other failed, none unknown), a file written or
+/// deleted by a tool (`write`, `delete`) as an edit, other kinds left out.
 /// A case without actions stands for an agent without a transcript (`None`:
 /// the text alone, as before).
 pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnActions> {
@@ -107,7 +108,7 @@ pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnAc
     let actions = actions
         .iter()
         .filter_map(|a| match (a.kind.as_str(), &a.path, &a.command) {
-            ("edit", Some(path), _) => Some(Action::Edit(FileEdit {
+            ("edit" | "write" | "delete", Some(path), _) => Some(Action::Edit(FileEdit {
                 path: path.clone(),
                 tool: "Edit".into(),
                 outcome: Outcome::Succeeded,
@@ -305,4 +306,32 @@ pub fn below_minimums(
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::turn_actions;
+    use crate::eval::corpus::Action as CaseAction;
+
+    fn action(kind: &str, path: Option<&str>, command: Option<&str>) -> CaseAction {
+        serde_json::from_value(serde_json::json!({
+            "kind": kind, "path": path, "command": command,
+        }))
+        .expect("action")
+    }
+
+    #[test]
+    fn a_file_written_or_deleted_by_a_tool_is_an_edit_other_kinds_are_left_out() {
+        let actions = turn_actions(&[
+            action("read", Some("src/a.rs"), None),
+            action("write", Some("src/new.rs"), None),
+            action("delete", Some("src/old.rs"), None),
+            action("mcp", None, Some("supabase execute_sql")),
+            action("command", None, Some("cargo test")),
+        ])
+        .expect("actions");
+        assert_eq!(actions.actions.len(), 3, "{actions:?}");
+        assert_eq!(actions.edited(), Some(true));
+        assert!(turn_actions(&[]).is_none(), "no actions: no transcript");
+    }
 }

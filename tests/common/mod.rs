@@ -50,18 +50,12 @@ pub fn spec() -> JudgeSpec {
     .expect("spec")
 }
 
-/// A fresh temporary directory, unique within the test process.
-pub fn temp_dir(name: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static SEQ: AtomicUsize = AtomicUsize::new(0);
-    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!(
-        "guard-judge-it-{}-{seq}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+/// A fresh temporary directory, removed when the returned handle drops.
+pub fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("guard-judge-it-{name}-"))
+        .tempdir()
+        .expect("temp dir")
 }
 
 /// Whether `pid` is gone (or only a zombie that is not ours to reap).
