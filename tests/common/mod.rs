@@ -58,8 +58,24 @@ pub fn temp_dir(name: &str) -> tempfile::TempDir {
         .expect("temp dir")
 }
 
-/// Whether `pid` is gone (or only a zombie that is not ours to reap).
+/// Whether `pid` is gone within a second: a process killed a moment ago may
+/// still be running its exit under load (a slow CI machine), so a test polls
+/// rather than looks once.
 pub fn process_gone(pid: u32) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        if process_gone_now(pid) {
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Whether `pid` is gone (or only a zombie that is not ours to reap).
+fn process_gone_now(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         Ok(stat) => stat
