@@ -54,9 +54,9 @@ pub struct TurnEndCase {
     pub prompt: Option<String>,
 }
 
-/// One thing a turn did: `{kind: edit, path}` (or `write`, `delete`), `{kind: command, command,
-/// exit}`. Other kinds and keys are accepted and ignored, so that a corpus
-/// written for a later reader still loads.
+/// One thing a turn did: `{kind: edit, path}` (or `write`, `delete`),
+/// `{kind: command, command, exit}`. Other kinds and keys are accepted and
+/// ignored, so that a corpus written for a later reader still loads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Action {
     /// `edit`, `command`, …
