@@ -8,11 +8,16 @@
 //! agent detection); `*-gates.jsonl`,
 //! the literal gates of the signals and bypasses (the text's and the
 //! request's), encoded by the engine's own `src/pattern/gate.rs`.
+//! A built-in pattern may be `{id, same_as: <file stem>}`: the pattern of
+//! the same id in that file, copied here (`src/detector/same_as.rs`).
 //! `src/builtin.rs` embeds them; bad YAML fails.
 
 #[allow(dead_code)] // Only `Gate::of_pattern` and `fold_text` are used here.
 #[path = "src/pattern/gate.rs"]
 mod gate;
+
+#[path = "src/detector/same_as.rs"]
+mod same_as;
 
 use serde_json::{json, Map, Value};
 use std::env;
@@ -32,12 +37,18 @@ fn main() {
     for (dir, head_keys) in HEADS {
         println!("cargo:rerun-if-changed={dir}");
         let (mut entries, mut heads, mut gates) = (String::new(), String::new(), String::new());
-        for path in yaml_files(Path::new(dir)) {
-            println!("cargo:rerun-if-changed={}", path.display());
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-            let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
-            assert!(stem.chars().all(plain), "{stem}: use letters, digits, -_.");
-            let value = yaml_to_json(&path);
+        let files: Vec<(String, Value)> = yaml_files(Path::new(dir))
+            .into_iter()
+            .map(|path| {
+                println!("cargo:rerun-if-changed={}", path.display());
+                let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+                let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+                assert!(stem.chars().all(plain), "{stem}: use letters, digits, -_.");
+                (stem.to_string(), yaml_to_json(&path))
+            })
+            .collect();
+        for (stem, value) in same_as::resolve(&files).unwrap_or_else(|e| panic!("{e}")) {
+            let stem = stem.as_str();
             let mut head: Map<String, Value> = (head_keys.split(' '))
                 .filter_map(|k| Some((k.to_string(), value.get(k)?.clone())))
                 .collect();
@@ -82,6 +93,7 @@ fn main() {
         write(&out.join(format!("{dir}-gates.jsonl")), &gates);
     }
     println!("cargo:rerun-if-changed=src/pattern/gate.rs");
+    println!("cargo:rerun-if-changed=src/detector/same_as.rs");
     println!("cargo:rerun-if-changed=config.yaml");
     let config = yaml_to_json(Path::new("config.yaml")).to_string();
     write(&out.join("config.json"), &config);

@@ -72,8 +72,8 @@ fn one_call_holds_the_text_once() {
         request("b", &b, TEXT),
         request("c", &c, TEXT),
     ];
-    let reports = judge(&logged("ok", &dir), &reqs, None);
-    assert_eq!(calls(&dir), ["a,b,c"]);
+    let reports = judge(&logged("ok", dir), &reqs, None);
+    assert_eq!(calls(dir), ["a,b,c"]);
     let prompts = std::fs::read_to_string(dir.join("prompts")).unwrap();
     assert_eq!(prompts.matches("=== end of prompt ===").count(), 1);
     assert_eq!(prompts.matches(TEXT).count(), 1, "the text once: {prompts}");
@@ -96,8 +96,8 @@ fn different_texts_are_not_combined() {
         request("a", &a, TEXT),
         request("b", &b, "Command: git push\nFlagged by rule `x`"),
     ];
-    let reports = judge(&logged("ok", &dir), &reqs, None);
-    let mut seen = calls(&dir);
+    let reports = judge(&logged("ok", dir), &reqs, None);
+    let mut seen = calls(dir);
     seen.sort();
     assert_eq!(seen, ["a", "b"]);
     assert!(reports
@@ -110,14 +110,14 @@ fn the_cache_stores_each_section_and_serves_each_detector() {
     let tmp = temp_dir("cache");
     let dir = tmp.path();
     let cache = dir.join("cache");
-    let mut cfg = logged("ok", &dir);
+    let mut cfg = logged("ok", dir);
     cfg.cache_ttl_s = 3600;
     let (a, b, c) = (spec("pushed"), spec("unverified"), spec("scope"));
 
     // `a` alone: one single call, cached.
     let first = judge(&cfg, &[request("a", &a, TEXT)], Some(&cache));
     assert!(!first[0].cache_hit);
-    assert_eq!(calls(&dir), ["a"]);
+    assert_eq!(calls(dir), ["a"]);
 
     // `a` from the cache, `b` and `c` missed: one call, for them only.
     let reqs = [
@@ -126,7 +126,7 @@ fn the_cache_stores_each_section_and_serves_each_detector() {
         request("c", &c, TEXT),
     ];
     let second = judge(&cfg, &reqs, Some(&cache));
-    assert_eq!(calls(&dir), ["a", "b,c"]);
+    assert_eq!(calls(dir), ["a", "b,c"]);
     assert!(second[0].cache_hit && !second[1].cache_hit && !second[2].cache_hit);
     assert_eq!(second[1].shared_with, ["c"]);
 
@@ -137,7 +137,7 @@ fn the_cache_stores_each_section_and_serves_each_detector() {
         &[request("c", &c, TEXT), request("d", &d, TEXT)],
         Some(&cache),
     );
-    assert_eq!(calls(&dir), ["a", "b,c", "d"]);
+    assert_eq!(calls(dir), ["a", "b,c", "d"]);
     assert!(third[0].cache_hit && !third[1].cache_hit);
     assert!(third[1].shared_with.is_empty());
     let prompts = std::fs::read_to_string(dir.join("prompts")).unwrap();
@@ -151,7 +151,7 @@ fn the_cache_stores_each_section_and_serves_each_detector() {
     let fourth = judge(&cfg, &[request("b", &b, TEXT)], Some(&cache));
     assert!(fourth[0].cache_hit);
     assert_eq!(fourth[0].outcome, JudgeOutcome::Allow);
-    assert_eq!(calls(&dir).len(), 3, "no new call");
+    assert_eq!(calls(dir).len(), 3, "no new call");
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn a_crashed_call_fails_every_detector_in_it() {
     let (a, b) = (spec("pushed"), spec("unverified"));
     let reqs = [request("a", &a, TEXT), request("b", &b, TEXT)];
     for mode in ["crash", "garbage", "hang"] {
-        let mut cfg = logged(mode, &dir);
+        let mut cfg = logged(mode, dir);
         cfg.timeout_ms = 500;
         let reports = judge(&cfg, &reqs, None);
         for r in &reports {
@@ -170,19 +170,19 @@ fn a_crashed_call_fails_every_detector_in_it() {
         }
         assert_eq!(reports[0].shared_with, ["b"]);
     }
-    assert_eq!(calls(&dir), ["a,b", "a,b", "a,b"]);
+    assert_eq!(calls(dir), ["a,b", "a,b", "a,b"]);
 }
 
 #[test]
 fn combine_false_asks_each_detector_alone() {
     let tmp = temp_dir("nocombine");
     let dir = tmp.path();
-    let mut cfg = logged("ok", &dir);
+    let mut cfg = logged("ok", dir);
     cfg.combine = false;
     let (a, b) = (spec("pushed"), spec("unverified"));
     let reqs = [request("a", &a, TEXT), request("b", &b, TEXT)];
     let reports = judge(&cfg, &reqs, None);
-    let mut seen = calls(&dir);
+    let mut seen = calls(dir);
     seen.sort();
     assert_eq!(seen, ["a", "b"]);
     assert!(reports.iter().all(|r| r.outcome == JudgeOutcome::Allow));

@@ -4,13 +4,20 @@
 use super::*;
 
 /// `guard hook` reads built-in detectors from the JSON that build.rs
-/// pre-parsed; it must be the same spec as the YAML file says.
+/// pre-parsed; it must be the same spec as the YAML file says, its
+/// `same_as` patterns taken from the files they name.
 #[test]
 fn every_pre_parsed_builtin_detector_is_its_yaml_file() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("detectors");
-    for (stem, json) in crate::builtin::detectors() {
-        let yaml = std::fs::read_to_string(dir.join(format!("{stem}.yaml"))).unwrap();
-        let from_yaml = parse(stem, &yaml).unwrap();
+    let files: Vec<(String, serde_json::Value)> = crate::builtin::detectors()
+        .map(|(stem, _)| {
+            let yaml = std::fs::read_to_string(dir.join(format!("{stem}.yaml"))).unwrap();
+            (stem.to_string(), serde_saphyr::from_str(&yaml).unwrap())
+        })
+        .collect();
+    let files = super::super::same_as::resolve(&files).unwrap();
+    for ((stem, json), (_, value)) in crate::builtin::detectors().zip(&files) {
+        let from_yaml = parse(stem, &serde_json::to_string(value).unwrap()).unwrap();
         let from_json: DetectorSpec = serde_json::from_str(json).unwrap();
         assert_eq!(format!("{from_yaml:?}"), format!("{from_json:?}"), "{stem}");
     }

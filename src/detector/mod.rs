@@ -9,6 +9,8 @@
 pub mod evidence;
 pub mod load;
 pub mod rule;
+#[cfg(test)]
+mod same_as;
 
 use crate::event::{Event, EventKind};
 use crate::verdict::Decision;
