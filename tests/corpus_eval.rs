@@ -215,7 +215,12 @@ fn a_step_the_user_asked_for_is_no_new_proposal() {
     let stripped = sb.write("no-requests.yaml", &without.join("\n"));
     let (_, v) = eval(&sb, &[stripped.to_str().unwrap(), "--no-judge"]);
     let d = detector(&v);
-    assert!(d["layer1_pass_through"].as_f64().unwrap() < 0.5, "{d:#}");
+    // The file's `rq-` cases are the asked-for commit, push, deploy and PR
+    // steps (13); its other ordinary cases ask for plans, phases or scope.
+    let asked_for_steps_judged = (d["layer1_false_hits"].as_array().unwrap().iter())
+        .filter(|id| id.as_str().is_some_and(|id| id.starts_with("rq-")))
+        .count();
+    assert!(asked_for_steps_judged >= 10, "{d:#}");
 }
 
 /// Runs `cases` (id, lang, the user's request, the text, whether
