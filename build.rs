@@ -8,8 +8,9 @@
 //! agent detection); `*-gates.jsonl`,
 //! the literal gates of the signals and bypasses (the text's and the
 //! request's), encoded by the engine's own `src/pattern/gate.rs`.
-//! A built-in pattern may be `{id, same_as: <file stem>}`: the pattern of
-//! the same id in that file, copied here (`src/detector/same_as.rs`).
+//! A built-in pattern or action rule may be `{id, same_as: <file stem>}`:
+//! the entry of the same id in that file, copied here
+//! (`src/detector/same_as.rs`).
 //! `src/builtin.rs` embeds them; bad YAML fails.
 
 #[allow(dead_code)] // Only `Gate::of_pattern` and `fold_text` are used here.
