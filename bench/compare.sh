@@ -20,8 +20,8 @@
 # Usage: bench/compare.sh [RUNS]   (RUNS defaults to 300; SLOW_RUNS=20 for
 # the 200 ms judge rows; HYPERFINE=0 skips the cross-check). BASE_BIN=PATH
 # adds the miss and hit rows of another guard binary (an older build) to the
-# same round-robin run, for a before/after comparison; copy both binaries
-# at the same time (docs/performance.md explains why).
+# same round-robin run, for a before/after comparison (both binaries are
+# copied at the start of the run: docs/performance.md explains why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-300}
@@ -49,6 +49,15 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Both builds run from copies made now, so that the page cache holds them
+# alike (docs/performance.md: the same bytes ran 15 % apart from an old copy
+# and a fresh one).
+cp "$GUARD" "$work/guard"
+GUARD=$work/guard
+if [ -n "${BASE_BIN:-}" ]; then
+  cp "$BASE_BIN" "$work/guard-before"
+  BASE_BIN=$work/guard-before
+fi
 rustc -O -o "$work/floor" bench/floor.rs
 rustc -O -o "$work/runner" bench/runner.rs
 mkdir -p "$work/home" "$work/project"
