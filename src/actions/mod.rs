@@ -317,14 +317,16 @@ impl TurnActions {
     }
 
     /// Whether a commit, push or deploy ran (and did not fail) with a change
-    /// before it that no passing test, build or lint checked in between.
+    /// before it that no passing test, build or lint checked in between. A
+    /// change to prose documents only (a README, docs) has no check to wait
+    /// for: committing it ships nothing unverified.
     pub fn shipped_without_check(&self) -> bool {
         let ships = [CommandKind::Commit, CommandKind::Push, CommandKind::Deploy];
         // A change made and not yet followed by a passing check.
         let mut unchecked = false;
         for action in &self.actions {
             if action.changes_files() {
-                unchecked = true;
+                unchecked |= !matches!(action, Action::Edit(edit) if edit.is_document());
                 continue;
             }
             let Some(run) = action.as_command() else {

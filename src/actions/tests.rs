@@ -116,6 +116,36 @@ fn executed_commits_and_pushes_leave_out_refused_ones() {
 }
 
 #[test]
+fn a_commit_after_an_unchecked_code_change_ships_it_unverified() {
+    let code_then_commit = turn(vec![
+        edit("src/lib.rs", Succeeded),
+        run("git commit -am wip", Succeeded),
+    ]);
+    assert!(code_then_commit.shipped_without_check());
+    let checked = turn(vec![
+        edit("src/lib.rs", Succeeded),
+        run("cargo test", Succeeded),
+        run("git commit -am wip", Succeeded),
+        run("git push", Succeeded),
+    ]);
+    assert!(!checked.shipped_without_check());
+    // Prose documents have no check to run; code edited beside them still does.
+    let docs_only = turn(vec![
+        edit("README.md", Succeeded),
+        edit("docs/setup.md", Succeeded),
+        run("git commit -am docs", Succeeded),
+        run("git push", Succeeded),
+    ]);
+    assert!(!docs_only.shipped_without_check());
+    let docs_and_code = turn(vec![
+        edit("README.md", Succeeded),
+        edit("src/config.rs", Succeeded),
+        run("git commit -am docs", Succeeded),
+    ]);
+    assert!(docs_and_code.shipped_without_check());
+}
+
+#[test]
 fn a_turn_read_in_part_does_not_claim_what_it_did_not_see() {
     let mut partial = turn(vec![run("git push", Succeeded)]);
     partial.complete = false;
