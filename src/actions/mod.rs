@@ -231,6 +231,13 @@ impl Action {
         }
     }
 
+    /// Whether the action changed a file other than a prose document
+    /// (Markdown, reStructuredText, AsciiDoc); a writing command counts, as
+    /// the files it wrote are not known.
+    pub fn changes_code(&self) -> bool {
+        self.changes_files() && !matches!(self, Action::Edit(edit) if edit.is_document())
+    }
+
     /// The command, for a command action.
     pub fn as_command(&self) -> Option<&CommandRun> {
         match self {
@@ -273,9 +280,7 @@ impl TurnActions {
     /// Whether some action changed a file other than a prose document (a
     /// writing command counts: the files it wrote are not known).
     pub fn edited_code(&self) -> bool {
-        self.actions.iter().any(|action| {
-            action.changes_files() && !matches!(action, Action::Edit(edit) if edit.is_document())
-        })
+        self.actions.iter().any(Action::changes_code)
     }
 
     /// The commands of one of `kinds` that ran after the last edit (all of
@@ -326,7 +331,7 @@ impl TurnActions {
         let mut unchecked = false;
         for action in &self.actions {
             if action.changes_files() {
-                unchecked |= !matches!(action, Action::Edit(edit) if edit.is_document());
+                unchecked |= action.changes_code();
                 continue;
             }
             let Some(run) = action.as_command() else {

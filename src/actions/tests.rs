@@ -117,32 +117,27 @@ fn executed_commits_and_pushes_leave_out_refused_ones() {
 
 #[test]
 fn a_commit_after_an_unchecked_code_change_ships_it_unverified() {
-    let code_then_commit = turn(vec![
-        edit("src/lib.rs", Succeeded),
-        run("git commit -am wip", Succeeded),
-    ]);
-    assert!(code_then_commit.shipped_without_check());
-    let checked = turn(vec![
-        edit("src/lib.rs", Succeeded),
-        run("cargo test", Succeeded),
+    let ships = |actions: Vec<Action>| turn(actions).shipped_without_check();
+    let (commit, push) = (
         run("git commit -am wip", Succeeded),
         run("git push", Succeeded),
-    ]);
-    assert!(!checked.shipped_without_check());
+    );
+    let code = edit("src/lib.rs", Succeeded);
+    assert!(ships(vec![code.clone(), commit.clone()]));
+    let test = run("cargo test", Succeeded);
+    assert!(!ships(vec![
+        code.clone(),
+        test,
+        commit.clone(),
+        push.clone()
+    ]));
     // Prose documents have no check to run; code edited beside them still does.
-    let docs_only = turn(vec![
+    let (readme, docs) = (
         edit("README.md", Succeeded),
         edit("docs/setup.md", Succeeded),
-        run("git commit -am docs", Succeeded),
-        run("git push", Succeeded),
-    ]);
-    assert!(!docs_only.shipped_without_check());
-    let docs_and_code = turn(vec![
-        edit("README.md", Succeeded),
-        edit("src/config.rs", Succeeded),
-        run("git commit -am docs", Succeeded),
-    ]);
-    assert!(docs_and_code.shipped_without_check());
+    );
+    assert!(!ships(vec![readme.clone(), docs, commit.clone(), push]));
+    assert!(ships(vec![readme, code, commit]));
 }
 
 #[test]
