@@ -324,7 +324,9 @@ impl TurnActions {
     /// Whether a commit, push or deploy ran (and did not fail) with a change
     /// before it that no passing test, build or lint checked in between. A
     /// change to prose documents only (a README, docs) has no check to wait
-    /// for: committing it ships nothing unverified.
+    /// for: committing it ships nothing unverified. A check whose outcome
+    /// the transcript does not show may have passed: the change is then not
+    /// known to be unchecked, and the message and the judge decide.
     pub fn shipped_without_check(&self) -> bool {
         let ships = [CommandKind::Commit, CommandKind::Push, CommandKind::Deploy];
         // A change made and not yet followed by a passing check.
@@ -341,7 +343,8 @@ impl TurnActions {
             if ran && unchecked && ships.iter().any(|k| run.is(*k)) {
                 return true;
             }
-            if run.outcome == Outcome::Succeeded && run.kinds().iter().any(|k| k.is_check()) {
+            // A check that passed, or may have (its outcome unseen).
+            if ran && run.kinds().iter().any(|k| k.is_check()) {
                 unchecked = false;
             }
         }

@@ -137,7 +137,11 @@ fn a_commit_after_an_unchecked_code_change_ships_it_unverified() {
         edit("docs/setup.md", Succeeded),
     );
     assert!(!ships(vec![readme.clone(), docs, commit.clone(), push]));
-    assert!(ships(vec![readme, code, commit]));
+    assert!(ships(vec![readme, code.clone(), commit.clone()]));
+    // A check whose outcome is unseen may have passed; a failed one did not.
+    let unseen = run("cargo test", Unknown);
+    assert!(!ships(vec![code.clone(), unseen, commit.clone()]));
+    assert!(ships(vec![code, run("cargo test", Failed), commit]));
 }
 
 #[test]

@@ -64,8 +64,9 @@ pub enum Condition {
     NothingFailedBeforeEdit,
     /// A command of one of these kinds was executed this turn.
     Executed(Vec<CommandKind>),
-    /// A commit, push or deploy ran with a change before it that no passing
-    /// test, build or lint checked in between.
+    /// A commit, push or deploy ran with a change before it that no test,
+    /// build or lint checked in between (one that passed, or whose outcome
+    /// is not shown).
     ShippedWithoutCheck,
     /// The computed fields read the change as verified and nothing shipped
     /// unchecked (`verification_observed` true, `shipped_without_check`
