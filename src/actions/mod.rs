@@ -329,7 +329,7 @@ impl TurnActions {
     /// known to be unchecked, and the message and the judge decide.
     pub fn shipped_without_check(&self) -> bool {
         let ships = [CommandKind::Commit, CommandKind::Push, CommandKind::Deploy];
-        // A change made and not yet followed by a passing check.
+        // A code change not yet followed by a check that passed (or may have).
         let mut unchecked = false;
         for action in &self.actions {
             if action.changes_files() {
