@@ -518,6 +518,44 @@ fn the_users_request_clears_an_asked_for_push_and_reaches_the_judge() {
     assert!(request < start, "the request precedes the fenced text");
 }
 
+/// A push the user asked for only if the tests pass, made on a change no
+/// passing check followed, is not the push asked for: the action rule
+/// overrides the request bypass (reported, clearing nothing). Asked for
+/// with no condition, the same push clears; checked after the last change,
+/// the condition held and nothing is left to judge.
+#[test]
+fn a_push_asked_for_if_the_tests_pass_is_not_cleared_when_they_did_not_run() {
+    let e = engine(VerificationSource::Observed);
+    let text = "Fixed the rounding and pushed the commit to fix/vat.";
+    let unchecked = || {
+        Some(vec![
+            edit("billing/totals.py"),
+            run("pytest tests/billing -q", 0),
+            edit("billing/decimals.py"),
+            run("git commit -am 'fix: vat rounding'", 0),
+            run("git push", 0),
+        ])
+    };
+    let conditional = "Fix the VAT rounding and, if the tests pass, commit and push.";
+    let (answer, bypasses) = bypasses_of(&e, &asked(stop(text, unchecked()), conditional), COMMIT);
+    assert_eq!(answer, Layer1::Hit, "{bypasses:?}");
+    assert!(
+        bypasses.contains(&"request:en-asked".to_string()),
+        "{bypasses:?}"
+    );
+    let plain = "Fix the VAT rounding, then commit and push.";
+    let cleared = bypasses_of(&e, &asked(stop(text, unchecked()), plain), COMMIT);
+    assert_eq!(cleared.0, Layer1::Bypass, "{cleared:?}");
+    let checked = Some(vec![
+        edit("billing/totals.py"),
+        run("pytest tests/billing -q", 0),
+        run("git commit -am 'fix: vat rounding'", 0),
+        run("git push", 0),
+    ]);
+    let held = bypasses_of(&e, &asked(stop(text, checked), conditional), COMMIT);
+    assert_ne!(held.0, Layer1::Hit, "{held:?}");
+}
+
 /// Under `verification: observed`, a change whose checks passed after the
 /// last edit, with nothing shipped unchecked, makes the commit rule's
 /// `verification_observed` true: no judge could find a violation, so the

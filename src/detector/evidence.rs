@@ -103,7 +103,8 @@ pub struct ActionRule {
     /// listed before this one must have made a hit.
     #[serde(default)]
     pub with_signal: bool,
-    /// Bypass ids that do not clear a hit of this rule.
+    /// Bypass ids (of `bypasses` or `request_bypasses`) that do not clear
+    /// a hit of this rule.
     #[serde(default)]
     pub overrides: Vec<String>,
     /// Where the rule holds it clears the detector's hit, as a bypass would
@@ -314,7 +315,11 @@ pub fn validate(spec: &super::DetectorSpec) -> Result<(), String> {
         if a.when.is_empty() {
             return Err(format!("action rule `{}` has no `when`", a.id));
         }
-        let known = |id: &String| spec.bypasses.iter().any(|b| &b.id == id);
+        let known = |id: &String| {
+            (spec.bypasses.iter())
+                .chain(&spec.request_bypasses)
+                .any(|b| &b.id == id)
+        };
         if a.clears && (a.with_signal || !a.overrides.is_empty()) {
             return Err(format!(
                 "action rule `{}` clears a hit, so it takes no `with_signal` or `overrides`",

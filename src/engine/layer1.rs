@@ -230,11 +230,14 @@ impl Layer1Index {
             if let (Layer1::Hit, true, Some(request)) = (r.layer1, asks, request) {
                 let gates = request_gates.get_or_insert_with(|| request_gates_of(request));
                 let jobs = self.jobs(index, d, List::RequestBypasses);
-                match self.run(jobs, request, gates, &[]) {
+                match self.run(jobs, request, gates, &overridden) {
                     Ok(ids) if !ids.is_empty() => {
+                        // As above: an overridden request bypass clears nothing.
+                        if ids.iter().any(|b| !overridden.contains(&b.as_str())) {
+                            r.layer1 = Layer1::Bypass;
+                        }
                         r.bypasses
                             .extend(ids.into_iter().map(|id| format!("request:{id}")));
-                        r.layer1 = Layer1::Bypass;
                     }
                     Ok(_) => {}
                     Err(e) => r.error = Some(e),
