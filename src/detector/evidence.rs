@@ -21,7 +21,9 @@
 //! `keywords` (case-insensitive substrings), one of the detector's signals
 //! or the hit of a rule before it (`with_signal: true`), or nothing more.
 //! `overrides` names bypasses the evidence outweighs: a prose claim ("all
-//! tests pass") does not clear a turn whose actions show no test run. A rule with `clears: true` is a
+//! tests pass") does not clear a turn whose actions show no test run, nor
+//! (a request bypass named) a push asked for "if the tests pass" made on a
+//! change no check followed. A rule with `clears: true` is a
 //! bypass seen in the actions instead: where it holds, it clears a hit
 //! (e.g. a test observed to fail before the first edit is a reproduction,
 //! however the message words it).
