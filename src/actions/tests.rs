@@ -198,12 +198,15 @@ fn a_failed_read_of_a_services_logs_shows_no_failure_of_the_code() {
         "journalctl -u app --since today",
         "export PATH=$PATH:/opt/gcloud/bin && gcloud logging read 'severity>=ERROR'",
         "kubectl logs deploy/web",
-        "docker logs web",
     ] {
         let actions = turn(vec![run(read, Failed), edit("src/a.rs", Succeeded)]);
         assert!(!actions.failure_seen_before_first_edit(), "{read}");
     }
-    for test in ["npm test", "npm test 2>&1 | tail -20"] {
+    for test in [
+        "npm test",
+        "npm test 2>&1 | tail -20",
+        "docker compose up -d api && docker inspect --format '{{.State.Health.Status}}' api",
+    ] {
         let actions = turn(vec![run(test, Failed), edit("src/a.rs", Succeeded)]);
         assert!(actions.failure_seen_before_first_edit(), "{test}");
     }
