@@ -221,8 +221,7 @@ impl Layer1Index {
                     Ok(ids) => r.bypasses = ids,
                     Err(e) => r.error = Some(e),
                 }
-                // A bypass an action rule overrides is reported, but clears nothing.
-                if r.bypasses.iter().any(|b| !overridden.contains(&b.as_str())) {
+                if clears_a_hit(&r.bypasses, &overridden) {
                     r.layer1 = Layer1::Bypass;
                 }
             }
@@ -232,8 +231,7 @@ impl Layer1Index {
                 let jobs = self.jobs(index, d, List::RequestBypasses);
                 match self.run(jobs, request, gates, &overridden) {
                     Ok(ids) if !ids.is_empty() => {
-                        // As above: an overridden request bypass clears nothing.
-                        if ids.iter().any(|b| !overridden.contains(&b.as_str())) {
+                        if clears_a_hit(&ids, &overridden) {
                             r.layer1 = Layer1::Bypass;
                         }
                         r.bypasses
@@ -291,4 +289,10 @@ impl Layer1Index {
         matched.sort();
         error.map_or_else(|| Ok(matched.into_iter().map(|(_, id)| id).collect()), Err)
     }
+}
+
+/// Whether the bypasses matched clear a hit: one an action rule overrides
+/// (a text or request bypass) is reported, but clears nothing.
+fn clears_a_hit(matched: &[String], overridden: &[&str]) -> bool {
+    matched.iter().any(|b| !overridden.contains(&b.as_str()))
 }
