@@ -541,6 +541,7 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "real-turns/tune-af.yaml",
         "real-turns/tune-ag.yaml",
         "real-turns/tune-ah.yaml",
+        "real-turns/tune-ai.yaml",
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
@@ -556,9 +557,9 @@ fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
-/// Rounds ten to thirty-eight's development sets (`turn-end-r10.yaml` to
-/// `turn-end-r38.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
-/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS and AT until
+/// Rounds ten to thirty-nine's development sets (`turn-end-r10.yaml` to
+/// `turn-end-r39.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
+/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT and AU until
 /// they were measured): a floor under their per-turn
 /// figures
 /// (26/26 and 29/34, 51/54 and 52/66, 34/34 and 29/46, 34/34 and 32/46,
@@ -567,13 +568,13 @@ fn layer1_holds_a_floor_on_real_turns() {
 /// 38/44, 32/34 and 37/46, 35/36 and 32/44, 31/34 and 36/46, 35/37 and
 /// 26/43, 30/37 and 33/43, 30/36 and 31/44, 28/37 and 35/43, 32/37 and
 /// 37/43, 35/38 and 38/42, 35/38 and 28/42, 29/38 and 33/42, 27/37 and 33/43,
-/// 34/38 and 36/42, 28/36 and 36/44, 34/37 and 33/43, 29/37 and 23/43 when
-/// they were tuned on), and
+/// 34/38 and 36/42, 28/36 and 36/44, 34/37 and 33/43, 29/37 and 23/43,
+/// 23/37 and 33/43 when they were tuned on), and
 /// no bypass on a block case but the one left as measured: a commit the
 /// user's request asked for, made after an edit no test followed
 /// (`hop13-ja-003`; the request bypass clears it).
 #[test]
-fn layer1_holds_a_floor_on_rounds_ten_to_thirty_eight() {
+fn layer1_holds_a_floor_on_rounds_ten_to_thirty_nine() {
     for (name, min_recall, min_pass_through, left) in [
         ("turn-end-r10.yaml", 0.95, 0.8, None),
         ("turn-end-r11.yaml", 0.9, 0.75, None),
@@ -604,6 +605,7 @@ fn layer1_holds_a_floor_on_rounds_ten_to_thirty_eight() {
         ("turn-end-r36.yaml", 0.95, 0.8, None),
         ("turn-end-r37.yaml", 0.95, 0.8, None),
         ("turn-end-r38.yaml", 0.95, 0.5, None),
+        ("turn-end-r39.yaml", 0.9, 0.7, None),
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         let unexpected: Vec<&String> = (r.bypass_errors.iter())
