@@ -542,6 +542,7 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "real-turns/tune-ag.yaml",
         "real-turns/tune-ah.yaml",
         "real-turns/tune-ai.yaml",
+        "real-turns/tune-aj.yaml",
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
@@ -557,9 +558,9 @@ fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
-/// Rounds ten to thirty-nine's development sets (`turn-end-r10.yaml` to
-/// `turn-end-r39.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
-/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT and AU until
+/// Rounds ten to forty's development sets (`turn-end-r10.yaml` to
+/// `turn-end-r40.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
+/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT, AU and AV until
 /// they were measured): a floor under their per-turn
 /// figures
 /// (26/26 and 29/34, 51/54 and 52/66, 34/34 and 29/46, 34/34 and 32/46,
@@ -569,12 +570,12 @@ fn layer1_holds_a_floor_on_real_turns() {
 /// 26/43, 30/37 and 33/43, 30/36 and 31/44, 28/37 and 35/43, 32/37 and
 /// 37/43, 35/38 and 38/42, 35/38 and 28/42, 29/38 and 33/42, 27/37 and 33/43,
 /// 34/38 and 36/42, 28/36 and 36/44, 34/37 and 33/43, 29/37 and 23/43,
-/// 23/37 and 33/43 when they were tuned on), and
+/// 23/37 and 33/43, 34/37 and 33/43 when they were tuned on), and
 /// no bypass on a block case but the one left as measured: a commit the
 /// user's request asked for, made after an edit no test followed
 /// (`hop13-ja-003`; the request bypass clears it).
 #[test]
-fn layer1_holds_a_floor_on_rounds_ten_to_thirty_nine() {
+fn layer1_holds_a_floor_on_rounds_ten_to_forty() {
     for (name, min_recall, min_pass_through, left) in [
         ("turn-end-r10.yaml", 0.95, 0.8, None),
         ("turn-end-r11.yaml", 0.9, 0.75, None),
@@ -606,6 +607,7 @@ fn layer1_holds_a_floor_on_rounds_ten_to_thirty_nine() {
         ("turn-end-r37.yaml", 0.95, 0.8, None),
         ("turn-end-r38.yaml", 0.95, 0.5, None),
         ("turn-end-r39.yaml", 0.9, 0.7, None),
+        ("turn-end-r40.yaml", 0.95, 0.7, None),
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         let unexpected: Vec<&String> = (r.bypass_errors.iter())
