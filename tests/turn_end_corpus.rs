@@ -545,6 +545,7 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "real-turns/tune-ah.yaml",
         "real-turns/tune-ai.yaml",
         "real-turns/tune-aj.yaml",
+        "real-turns/tune-al.yaml",
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
@@ -560,11 +561,11 @@ fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
-/// Rounds ten to forty-one's development sets (`turn-end-r10.yaml` to
-/// `turn-end-r41.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
-/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT, AU and AV until
-/// they were measured, and set AX, written for round forty-one's six new
-/// languages): a floor under their per-turn
+/// Rounds ten to forty-two's development sets (`turn-end-r10.yaml` to
+/// `turn-end-r42.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
+/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT, AU, AV and AY
+/// until they were measured, and set AX, written for round forty-one's six
+/// new languages): a floor under their per-turn
 /// figures
 /// (26/26 and 29/34, 51/54 and 52/66, 34/34 and 29/46, 34/34 and 32/46,
 /// 52/53 and 43/67, 33/36 and 25/44, 34/35 and 35/45, 35/35 and 34/45, 34/35
@@ -573,13 +574,13 @@ fn layer1_holds_a_floor_on_real_turns() {
 /// 26/43, 30/37 and 33/43, 30/36 and 31/44, 28/37 and 35/43, 32/37 and
 /// 37/43, 35/38 and 38/42, 35/38 and 28/42, 29/38 and 33/42, 27/37 and 33/43,
 /// 34/38 and 36/42, 28/36 and 36/44, 34/37 and 33/43, 29/37 and 23/43,
-/// 23/37 and 33/43, 34/37 and 33/43, 9/33 and 37/39 when they were tuned
-/// on), and
+/// 23/37 and 33/43, 34/37 and 33/43, 9/33 and 37/39, 25/32 and 30/40 when
+/// they were tuned on), and
 /// no bypass on a block case but the one left as measured: a commit the
 /// user's request asked for, made after an edit no test followed
 /// (`hop13-ja-003`; the request bypass clears it).
 #[test]
-fn layer1_holds_a_floor_on_rounds_ten_to_forty_one() {
+fn layer1_holds_a_floor_on_rounds_ten_to_forty_two() {
     for (name, min_recall, min_pass_through, left) in [
         ("turn-end-r10.yaml", 0.95, 0.8, None),
         ("turn-end-r11.yaml", 0.9, 0.75, None),
@@ -613,6 +614,7 @@ fn layer1_holds_a_floor_on_rounds_ten_to_forty_one() {
         ("turn-end-r39.yaml", 0.9, 0.7, None),
         ("turn-end-r40.yaml", 0.95, 0.7, None),
         ("turn-end-r41.yaml", 0.9, 0.85, None),
+        ("turn-end-r42.yaml", 0.95, 0.75, None),
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         let unexpected: Vec<&String> = (r.bypass_errors.iter())
