@@ -1,8 +1,7 @@
 //! Measures the five built-in turn-end detectors' Layer 1 against the labeled
 //! tuning corpora: `tests/corpus/turn-end.yaml` (en, ja, es),
-//! `tests/corpus/turn-end-langs.yaml` (de, fr, pt, ru, uk, zh, ko, it, tr, ar, fa, vi,
-//! id) and the
-//! tuning half of the real turns, `tests/corpus/real-turns/tune.yaml`, the
+//! `tests/corpus/turn-end-langs.yaml` (de, fr, pt, ru, uk, zh, ko, it, tr, ar,
+//! fa, vi, id) and the tuning half of the real turns, `tests/corpus/real-turns/tune.yaml`, the
 //! turns with their actions (edits, commands), `tests/corpus/turn-end-actions.yaml`,
 //! and rounds five and six's `tests/corpus/turn-end-r5.yaml` and
 //! `turn-end-r6.yaml`. The
