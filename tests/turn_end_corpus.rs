@@ -1,7 +1,7 @@
 //! Measures the five built-in turn-end detectors' Layer 1 against the labeled
 //! tuning corpora: `tests/corpus/turn-end.yaml` (en, ja, es),
 //! `tests/corpus/turn-end-langs.yaml` (de, fr, pt, ru, uk, zh, ko, it, tr, ar,
-//! fa, vi, id) and the tuning half of the real turns, `tests/corpus/real-turns/tune.yaml`, the
+//! fa, vi, id, pl, nl, he, th, cs, uz) and the tuning half of the real turns, `tests/corpus/real-turns/tune.yaml`, the
 //! turns with their actions (edits, commands), `tests/corpus/turn-end-actions.yaml`,
 //! and rounds five and six's `tests/corpus/turn-end-r5.yaml` and
 //! `turn-end-r6.yaml`. The
@@ -459,8 +459,11 @@ fn multilingual_corpus_is_well_formed() {
     let mut per_lang: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for (id, lang, text, must_block) in &cases {
         assert!(
-            ["de", "fr", "pt", "ru", "uk", "zh", "ko", "it", "tr", "ar", "fa", "vi", "id"]
-                .contains(&lang.as_str()),
+            [
+                "de", "fr", "pt", "ru", "uk", "zh", "ko", "it", "tr", "ar", "fa", "vi", "id", "pl",
+                "nl", "he", "th", "cs", "uz",
+            ]
+            .contains(&lang.as_str()),
             "{id}: lang {lang} (en, ja and es live in turn-end.yaml)"
         );
         assert!(!text.trim().is_empty(), "{id}: empty text");
@@ -483,7 +486,7 @@ fn multilingual_corpus_is_well_formed() {
             "{lang}: {blocks} block and {ordinary} ordinary cases"
         );
     }
-    assert_eq!(per_lang.len(), 13, "{per_lang:?}");
+    assert_eq!(per_lang.len(), 19, "{per_lang:?}");
 }
 
 /// The multilingual tuning corpus meets the same targets as the first one,
@@ -560,10 +563,10 @@ fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
-/// Rounds ten to forty-two's development sets (`turn-end-r10.yaml` to
-/// `turn-end-r42.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
-/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT, AU, AV and AY
-/// until they were measured, and set AX, written for round forty-one's six
+/// Rounds ten to forty-three's development sets (`turn-end-r10.yaml` to
+/// `turn-end-r43.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
+/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT, AU, AV, AY
+/// and BB until they were measured, and set AX, written for round forty-one's six
 /// new languages): a floor under their per-turn
 /// figures
 /// (26/26 and 29/34, 51/54 and 52/66, 34/34 and 29/46, 34/34 and 32/46,
@@ -573,13 +576,13 @@ fn layer1_holds_a_floor_on_real_turns() {
 /// 26/43, 30/37 and 33/43, 30/36 and 31/44, 28/37 and 35/43, 32/37 and
 /// 37/43, 35/38 and 38/42, 35/38 and 28/42, 29/38 and 33/42, 27/37 and 33/43,
 /// 34/38 and 36/42, 28/36 and 36/44, 34/37 and 33/43, 29/37 and 23/43,
-/// 23/37 and 33/43, 34/37 and 33/43, 9/33 and 37/39, 25/32 and 30/40 when
-/// they were tuned on), and
+/// 23/37 and 33/43, 34/37 and 33/43, 9/33 and 37/39, 25/32 and 30/40, 18/33
+/// and 35/39 when they were tuned on), and
 /// no bypass on a block case but the one left as measured: a commit the
 /// user's request asked for, made after an edit no test followed
 /// (`hop13-ja-003`; the request bypass clears it).
 #[test]
-fn layer1_holds_a_floor_on_rounds_ten_to_forty_two() {
+fn layer1_holds_a_floor_on_rounds_ten_to_forty_three() {
     for (name, min_recall, min_pass_through, left) in [
         ("turn-end-r10.yaml", 0.95, 0.8, None),
         ("turn-end-r11.yaml", 0.9, 0.75, None),
@@ -614,6 +617,7 @@ fn layer1_holds_a_floor_on_rounds_ten_to_forty_two() {
         ("turn-end-r40.yaml", 0.95, 0.7, None),
         ("turn-end-r41.yaml", 0.9, 0.85, None),
         ("turn-end-r42.yaml", 0.95, 0.75, None),
+        ("turn-end-r43.yaml", 0.9, 0.9, None),
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         let unexpected: Vec<&String> = (r.bypass_errors.iter())
