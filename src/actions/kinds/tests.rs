@@ -83,6 +83,8 @@ fn commands_get_their_kinds() {
                 "helm lint charts/api",
                 "helm template charts/api | kubeconform -strict",
                 "terraform validate",
+                "kubectl apply --dry-run=server -f k8s/ --context prod",
+                "helm upgrade --install api ./chart --dry-run",
                 "./gradlew lintDebug",
             ],
         ),
