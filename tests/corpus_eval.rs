@@ -191,6 +191,42 @@ fn the_whole_pipeline_with_an_oracle_judge() {
     }
 }
 
+/// A signal pattern that does not compile is named in the report: its
+/// detector hits wherever the pattern is tried, so the figures are not the
+/// detector's, and whoever reads them must know.
+#[test]
+fn a_pattern_that_does_not_compile_is_named_in_the_report() {
+    let sb = Sandbox::new();
+    let cases = sb.write(
+        "cases.yaml",
+        "- {id: a, lang: en, text: 'I fixed the crash in the parser.', labels: {}}\n",
+    );
+    let cfg = sb.write(
+        "bad.yaml",
+        "detectors:\n  shallow-bugfix:\n    extra_signals: [{id: bad-one, pattern: 'fixed (the'}]\n",
+    );
+    let (code, v) = eval(
+        &sb,
+        &[
+            cases.to_str().unwrap(),
+            "--config",
+            cfg.to_str().unwrap(),
+            "--no-judge",
+        ],
+    );
+    assert_eq!(code, Some(0), "{v:#}");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("bad-one") && warnings.contains("shallow-bugfix"),
+        "{v:#}"
+    );
+    let (_, clean) = eval(&sb, &[cases.to_str().unwrap(), "--no-judge"]);
+    assert!(
+        !clean["warnings"].to_string().contains("bad-one"),
+        "{clean:#}"
+    );
+}
+
 /// The user's request that started a turn (`prompt`) clears a commit, push
 /// or deploy the user asked for, and only that: a request that forbids or
 /// conditions the step, or asks for something else, clears nothing. Without

@@ -215,13 +215,13 @@ fn no_actions_is_layer1_on_the_text_alone() {
 
 /// A judge that writes its prompt to `dump` and answers every detector with
 /// a proposal (or, `proposal` false, a report of a step already taken) whose
-/// prose reports verification.
+/// prose reports verification; `extra` adds fields to the answer.
 #[cfg(unix)]
-fn script_config(dump: &std::path::Path, proposal: bool) -> guard::config::Config {
+fn script_config(dump: &std::path::Path, proposal: bool, extra: &str) -> guard::config::Config {
     let mut config = guard::config::builtin(None);
     let script = format!(
         "cat > '{}'; n=$(grep -o 'exactly \"[A-Za-z0-9]*\"' '{}' | head -n 1 | cut -d '\"' -f 2); \
-         printf '{{\"nonce\":\"%s\",\"new_proposal\":{proposal},\"shipped_without_check\":false,\"verification_reported\":true,\"verification_observed\":true,\"direction_query\":false,\"future_step_description\":false,\"retraction_or_quote\":false,\"reason\":\"r\"}}' \"$n\"",
+         printf '{{\"nonce\":\"%s\",\"new_proposal\":{proposal},\"shipped_without_check\":false,\"verification_reported\":true,\"verification_observed\":true,\"direction_query\":false,\"future_step_description\":false,\"retraction_or_quote\":false,{extra}\"reason\":\"r\"}}' \"$n\"",
         dump.display(),
         dump.display()
     );
@@ -247,7 +247,18 @@ fn judged_as(
     dump: &std::path::Path,
     proposal: bool,
 ) -> DetectorReport {
-    let config = script_config(dump, proposal);
+    judged_with(verification, event, dump, proposal, "")
+}
+
+#[cfg(unix)]
+fn judged_with(
+    verification: VerificationSource,
+    event: &Event,
+    dump: &std::path::Path,
+    proposal: bool,
+    extra: &str,
+) -> DetectorReport {
+    let config = script_config(dump, proposal, extra);
     let opts = EvalOptions {
         use_judge: true,
         deadline: Instant::now() + Duration::from_secs(20),
@@ -311,6 +322,46 @@ fn a_push_seen_on_an_unchecked_change_is_the_step_taken_unverified() {
         false,
     );
     assert_eq!(r.judge.outcome, JudgeOutcome::Allow, "{r:?}");
+    let _ = std::fs::remove_file(&dump);
+}
+
+/// The step taken unverified, in words the request bypasses do not read
+/// ("yes, go with 2"), is the user's when the judge reads the request as
+/// asking for it (`step_requested`); the judge's no, or no answer for it,
+/// leaves it a violation, and the request is shown to the judge.
+#[cfg(unix)]
+#[test]
+fn a_step_taken_unverified_that_the_user_asked_for_is_allowed_by_the_judge() {
+    let text = "Done: committed and pushed to the release branch (a41c9e2).";
+    let mut event = stop(
+        text,
+        Some(vec![
+            edit("a.rs"),
+            run("git commit -am x", 0),
+            run("git push", 0),
+        ]),
+    );
+    event.prompt = Some("yes, go with 2".into());
+    let e = engine(VerificationSource::Observed);
+    assert_eq!(of(&layer1(&e, &event), COMMIT).1, Layer1::Hit);
+    let dump = dump_path("requested");
+    let asked = "\"step_requested\":true,";
+    let r = judged_with(VerificationSource::Observed, &event, &dump, false, asked);
+    assert_eq!(r.judge.outcome, JudgeOutcome::Allow, "{r:?}");
+    let prompt = std::fs::read_to_string(&dump).unwrap();
+    assert!(prompt.contains("> yes, go with 2"), "the request is shown");
+    assert!(prompt.contains("step_requested"), "the field is asked for");
+    let not_asked = "\"step_requested\":false,";
+    let r = judged_with(
+        VerificationSource::Observed,
+        &event,
+        &dump,
+        false,
+        not_asked,
+    );
+    assert_eq!(r.judge.outcome, JudgeOutcome::Violation, "{r:?}");
+    let r = judged_as(VerificationSource::Observed, &event, &dump, false);
+    assert_eq!(r.judge.outcome, JudgeOutcome::Violation, "no answer: {r:?}");
     let _ = std::fs::remove_file(&dump);
 }
 

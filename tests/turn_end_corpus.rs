@@ -29,7 +29,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The five built-in turn-end detectors and their judge fields (fixed by the issue).
+/// The five built-in turn-end detectors and their judge fields (fixed by the
+/// issue; `step_requested` came later and is optional: a judge that leaves
+/// it out decides as before).
 const TURN_END_DETECTORS: [(&str, &[&str]); 5] = [
     (
         "commit-before-verification",
@@ -38,6 +40,7 @@ const TURN_END_DETECTORS: [(&str, &[&str]); 5] = [
             "verification_reported",
             "direction_query",
             "future_step_description",
+            "step_requested",
         ],
     ),
     ("scope-check", &["new_proposal", "retraction_or_quote"]),
@@ -563,10 +566,10 @@ fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
-/// Rounds ten to forty-three's development sets (`turn-end-r10.yaml` to
-/// `turn-end-r43.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
-/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT, AU, AV, AY
-/// and BB until they were measured, and set AX, written for round forty-one's six
+/// Rounds ten to forty-four's development sets (`turn-end-r10.yaml` to
+/// `turn-end-r44.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
+/// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT, AU, AV, AY,
+/// BB and BE until they were measured, and set AX, written for round forty-one's six
 /// new languages): a floor under their per-turn
 /// figures
 /// (26/26 and 29/34, 51/54 and 52/66, 34/34 and 29/46, 34/34 and 32/46,
@@ -577,12 +580,12 @@ fn layer1_holds_a_floor_on_real_turns() {
 /// 37/43, 35/38 and 38/42, 35/38 and 28/42, 29/38 and 33/42, 27/37 and 33/43,
 /// 34/38 and 36/42, 28/36 and 36/44, 34/37 and 33/43, 29/37 and 23/43,
 /// 23/37 and 33/43, 34/37 and 33/43, 9/33 and 37/39, 25/32 and 30/40, 18/33
-/// and 35/39 when they were tuned on), and
+/// and 35/39, 32/37 and 34/43 when they were tuned on), and
 /// no bypass on a block case but the one left as measured: a commit the
 /// user's request asked for, made after an edit no test followed
 /// (`hop13-ja-003`; the request bypass clears it).
 #[test]
-fn layer1_holds_a_floor_on_rounds_ten_to_forty_three() {
+fn layer1_holds_a_floor_on_rounds_ten_to_forty_four() {
     for (name, min_recall, min_pass_through, left) in [
         ("turn-end-r10.yaml", 0.95, 0.8, None),
         ("turn-end-r11.yaml", 0.9, 0.75, None),
@@ -618,6 +621,7 @@ fn layer1_holds_a_floor_on_rounds_ten_to_forty_three() {
         ("turn-end-r41.yaml", 0.9, 0.85, None),
         ("turn-end-r42.yaml", 0.95, 0.75, None),
         ("turn-end-r43.yaml", 0.9, 0.9, None),
+        ("turn-end-r44.yaml", 0.95, 0.85, None),
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         let unexpected: Vec<&String> = (r.bypass_errors.iter())

@@ -27,7 +27,8 @@ pub fn is_document(path: &str) -> bool {
 /// Whether the file is a test, by the usual conventions: a test directory
 /// (`tests/`, `__tests__/`, `spec/`, …) or a test file name (`test_x.py`,
 /// `x_test.go`, `x.test.ts`, `x.spec.js`, `x_spec.rb`, `XTest.java`,
-/// `XTests.cs`).
+/// `XTests.cs`); or a reproduction script (`repro.py`, `repro_issue57.py`,
+/// `reproduce_crash.sh`), written to show the failure as a test does.
 pub fn is_test(path: &str) -> bool {
     let path = Path::new(path);
     let in_test_dir = path.parent().is_some_and(|dir| {
@@ -42,6 +43,11 @@ pub fn is_test(path: &str) -> bool {
     };
     let lower = stem.to_ascii_lowercase();
     in_test_dir
+        || lower == "repro"
+        || lower.starts_with("repro_")
+        || lower.starts_with("repro-")
+        || lower.starts_with("reproduce")
+        || lower.starts_with("reproduction")
         || lower.starts_with("test_")
         || lower.ends_with("_test")
         || lower.ends_with("_spec")
@@ -73,6 +79,9 @@ mod tests {
             "src/test/java/UserServiceTest.java",
             "Api.Tests/ClientTests.cs",
             "e2e/login.spec.ts",
+            "scripts/repro_issue57.py",
+            "repro.sh",
+            "tools/reproduce_crash.rs",
         ] {
             assert!(is_test(path), "{path}");
         }
@@ -81,6 +90,8 @@ mod tests {
             "src/testing_utils.rs",
             "contest/main.go",
             "latest.py",
+            "etl/reprocess_orders.py",
+            "gis/reproject.py",
         ] {
             assert!(!is_test(path), "{path}");
         }

@@ -117,6 +117,9 @@ pub fn classify_command(command: &str) -> Vec<CommandKind> {
 struct TableFile {
     #[serde(default)]
     programs: Value,
+    /// Regex fragments the conditions name as `{{name}}`.
+    #[serde(default)]
+    patterns: Value,
     kinds: Map<String, Value>,
 }
 
@@ -145,12 +148,13 @@ fn load(yaml: &str) -> Result<KindTable, String> {
             kind_of_rule.insert(id, kind);
         }
     }
-    let programs = match file.programs {
-        Value::Null => json!({}),
-        other => other,
-    };
-    let rules: ShellRules = serde_json::from_value(json!({"programs": programs, "rules": rules}))
-        .map_err(|e| e.to_string())?;
+    let or_empty = |v: Value| if v.is_null() { json!({}) } else { v };
+    let rules: ShellRules = serde_json::from_value(json!({
+        "programs": or_empty(file.programs),
+        "patterns": or_empty(file.patterns),
+        "rules": rules,
+    }))
+    .map_err(|e| e.to_string())?;
     Ok(KindTable {
         rules,
         kind_of_rule,

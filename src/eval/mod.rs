@@ -196,6 +196,13 @@ pub fn run(
             }
         }
     }
+    // A pattern that does not compile makes its detector hit wherever the
+    // pattern is tried: the figures are then not the detector's.
+    for error in engine.pattern_errors() {
+        warnings.push(format!(
+            "{error} (the detector counted as a Layer-1 hit wherever this pattern was tried; `guard config validate` names the file)"
+        ));
+    }
     let (detector_figures, overall) = if turn_end.is_empty() {
         (Vec::new(), None)
     } else {

@@ -177,6 +177,58 @@ fn printf_format(format: &str, args: &[&str]) -> String {
     }
 }
 
+/// The command a `compose [options] exec|run [options] SERVICE COMMAND…`
+/// line runs (`args` after `compose`), if it names one.
+fn compose_command(args: &[String]) -> Option<Vec<String>> {
+    const GLOBAL_VALUES: &[&str] = &[
+        "-f",
+        "--file",
+        "-p",
+        "--project-name",
+        "--profile",
+        "--env-file",
+        "--project-directory",
+        "--ansi",
+        "--progress",
+        "--parallel",
+    ];
+    const VALUES: &[&str] = &[
+        "-e",
+        "--env",
+        "-u",
+        "--user",
+        "-w",
+        "--workdir",
+        "--index",
+        "--entrypoint",
+        "--name",
+        "-p",
+        "--publish",
+        "-v",
+        "--volume",
+        "-l",
+        "--label",
+        "--pull",
+        "--cap-add",
+        "--cap-drop",
+        "--env-file",
+    ];
+    let skip = |mut i: usize, values: &[&str]| {
+        while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
+            i += if values.contains(&arg.as_str()) { 2 } else { 1 };
+        }
+        i
+    };
+    let at = skip(0, GLOBAL_VALUES);
+    if !matches!(args.get(at).map(String::as_str), Some("exec" | "run")) {
+        return None;
+    }
+    let service = skip(at + 1, VALUES);
+    args.get(service + 1..)
+        .filter(|argv| !argv.is_empty())
+        .map(<[String]>::to_vec)
+}
+
 /// The commands hidden in one invocation. `stdin` is what heredocs and
 /// here-strings feed it, `piped_in` the visible output of the previous
 /// pipeline stage, `code` its inline interpreter code.
@@ -265,6 +317,14 @@ pub(crate) fn nested(
             if let Some(argv) = args.get(i + 1..).filter(|a| !a.is_empty()) {
                 out.push(Nested::Argv(argv.to_vec()));
             }
+        }
+        // `docker compose exec web pytest`, `docker-compose run --rm app
+        // npm test`: the command runs in the service's container.
+        "docker" | "podman" if args.first().is_some_and(|a| a == "compose") => {
+            out.extend(compose_command(&args[1..]).map(Nested::Argv));
+        }
+        "docker-compose" | "podman-compose" => {
+            out.extend(compose_command(args).map(Nested::Argv));
         }
         "kubectl" | "oc" if args.iter().any(|a| a == "exec") => {
             if let Some(dash) = args.iter().position(|a| a == "--") {

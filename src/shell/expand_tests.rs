@@ -75,6 +75,55 @@ fn find_exec_and_ssh() {
 }
 
 #[test]
+fn compose_exec_and_run_run_their_command_in_the_container() {
+    let argv = |v: &[&str]| vec![Nested::Argv(v.iter().map(|s| s.to_string()).collect())];
+    assert_eq!(
+        nested(
+            &inv(
+                "docker",
+                &[
+                    "compose",
+                    "-f",
+                    "dev.yml",
+                    "exec",
+                    "-T",
+                    "web",
+                    "python",
+                    "manage.py",
+                    "test"
+                ]
+            ),
+            &[],
+            None,
+            None
+        ),
+        argv(&["python", "manage.py", "test"])
+    );
+    assert_eq!(
+        nested(
+            &inv(
+                "docker-compose",
+                &["run", "--rm", "-e", "CI=1", "app", "npm", "test"]
+            ),
+            &[],
+            None,
+            None
+        ),
+        argv(&["npm", "test"])
+    );
+    for args in [
+        &["compose", "up", "-d"][..],
+        &["compose", "exec", "web"],
+        &["compose", "ps"],
+    ] {
+        assert!(
+            nested(&inv("docker", args), &[], None, None).is_empty(),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
 fn printf_formats() {
     assert_eq!(printf_format("%s", &["cur", "l"]), "curl");
     assert_eq!(printf_format("%s-%s\\n", &["a"]), "a-\\n");

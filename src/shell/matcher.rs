@@ -81,8 +81,13 @@ impl Downstream<'_> {
 }
 
 /// Whether `name` matches a program pattern: `git`, `mkfs*` (a prefix),
-/// `*deploy*` (a part), `*` (any program).
+/// `*deploy*` (a part), `*` (any program). Program names arrive in lower
+/// case (case-insensitive filesystems run `RM` as `rm`), so a pattern
+/// written `Get-ChildItem` or `Rscript` is read in lower case too.
 pub(crate) fn program_matches(pattern: &str, name: &str) -> bool {
+    if pattern.bytes().any(|b| b.is_ascii_uppercase()) {
+        return program_matches(&pattern.to_ascii_lowercase(), name);
+    }
     match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
         (Some(rest), _) => match rest.strip_suffix('*') {
             Some(part) => name.contains(part),
@@ -246,15 +251,20 @@ pub(crate) fn matches(
             unit.stdin.iter().any(|s| re.is_match(s))
         })
         && holds(Field::Code, &|re| unit.code.is_some_and(|c| re.is_match(c)))
-        && holds(Field::Context, &|re| {
-            let joined: Vec<&str> = unit
-                .assignments
-                .iter()
-                .chain(unit.args)
-                .map(String::as_str)
-                .collect();
-            re.is_match(&joined.join(" "))
-        })
+        && holds(Field::Context, &|re| re.is_match(&context(unit)))
+        && holds(Field::NoContext, &|re| !re.is_match(&context(unit)))
+}
+
+/// The unit's `VAR=x` assignments and arguments, joined by spaces: what
+/// `context_match` and `no_context_match` read.
+fn context(unit: &Unit) -> String {
+    let joined: Vec<&str> = unit
+        .assignments
+        .iter()
+        .chain(unit.args)
+        .map(String::as_str)
+        .collect();
+    joined.join(" ")
 }
 
 #[cfg(test)]

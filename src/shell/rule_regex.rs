@@ -20,12 +20,13 @@ pub(crate) enum Field {
     Stdin,
     Code,
     Context,
+    NoContext,
     Text,
 }
 
 impl Field {
     /// How many regex fields a rule has.
-    pub(super) const COUNT: usize = 8;
+    pub(super) const COUNT: usize = 9;
     /// Every field, in declaration order.
     pub(super) const ALL: [Field; Field::COUNT] = [
         Field::Args,
@@ -35,6 +36,7 @@ impl Field {
         Field::Stdin,
         Field::Code,
         Field::Context,
+        Field::NoContext,
         Field::Text,
     ];
 
@@ -48,6 +50,7 @@ impl Field {
             Field::Stdin => "stdin_match",
             Field::Code => "code_match",
             Field::Context => "context_match",
+            Field::NoContext => "no_context_match",
             Field::Text => "text_match",
         }
     }
@@ -62,6 +65,7 @@ impl Field {
             Field::Stdin => &rule.stdin_match,
             Field::Code => &rule.code_match,
             Field::Context => &rule.context_match,
+            Field::NoContext => &rule.no_context_match,
             Field::Text => &rule.text_match,
         }
     }

@@ -114,6 +114,10 @@ pub struct ShellRule {
     /// The assignments and arguments, joined by spaces, match.
     #[serde(default)]
     pub context_match: Option<String>,
+    /// The rule does not hold when the assignments and arguments, joined by
+    /// spaces, match (`kubectl apply` aimed at a local cluster).
+    #[serde(default)]
+    pub no_context_match: Option<String>,
     /// A later command of the same pipeline is one of these programs.
     #[serde(default)]
     pub pipe_to: Vec<String>,
@@ -204,6 +208,7 @@ impl ShellRule {
             || self.stdin_match.is_some()
             || self.code_match.is_some()
             || self.context_match.is_some()
+            || self.no_context_match.is_some()
             || !self.pipe_to.is_empty()
             || !self.pipe_from.is_empty()
     }

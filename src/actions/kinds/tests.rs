@@ -137,6 +137,7 @@ fn commands_get_their_kinds() {
                 "rg -n TODO src",
                 "ls -la build/",
                 "git diff --stat",
+                "Get-ChildItem -Recurse -Filter *.cs",
             ],
         ),
     ];
@@ -170,6 +171,9 @@ fn look_alikes_are_not_classified() {
         "helm template ./chart",
         "next dev",
         "cat README.md",
+        "test -f build/app && echo ok",
+        "yarn workspace test-utils add lodash",
+        "docker compose up -d",
     ] {
         let kinds = classify_command(command);
         // Lookups (a search for a kind's words, `git status`) are no kind
@@ -210,4 +214,159 @@ fn broken_tables_are_refused_with_the_reason() {
 fn huge_commands_are_classified_on_their_start() {
     let command = format!("cargo test {}", "x ".repeat(200_000));
     assert_eq!(classify_command(&command), vec![Test]);
+}
+
+#[test]
+fn runners_of_more_ecosystems_get_their_kinds() {
+    // Test runners, builds, checks and publishing steps of ecosystems the
+    // first table left out, written from their documentation: a turn that
+    // ran them ran a check (or shipped), whatever the language.
+    let cases: &[(&[CommandKind], &[&str])] = &[
+        (
+            &[Test],
+            &[
+                "godot --headless -s addons/gut/gut_cmdln.gd -gexit",
+                "godot4 --headless -s -d res://addons/gdUnit4/bin/GdUnitCmdTool.gd -a test",
+                "node --test test/",
+                "php artisan test --filter=InvoiceTest",
+                "./vendor/bin/phpunit tests/Unit",
+                "bin/rails test test/models/user_test.rb",
+                "ng test --watch=false",
+                "xcodebuild test -scheme App -destination 'platform=iOS Simulator,name=iPhone 15'",
+                "fastlane scan",
+                "forge test -vvv",
+                "npx hardhat test",
+                "dune test",
+                "dune runtest",
+                "crystal spec",
+                "gleam test",
+                "nimble test",
+                "rebar3 eunit",
+                "busted spec/",
+                "prove -lr t/",
+                "ginkgo -r",
+                "gotestsum --format testname ./...",
+                "behave features/",
+                "newman run collection.json",
+                "Rscript -e 'devtools::test()'",
+                "julia --project -e 'using Pkg; Pkg.test()'",
+                "python tests/test_parser.py",
+                "python3 run_tests.py",
+                "sbt testOnly com.acme.ParserSpec",
+                "docker compose exec -T web python manage.py test",
+                "docker-compose run --rm app npm test",
+                "./scripts/run_tests.sh",
+                "bash tests/run-tests.sh --fast",
+                "sh ./test.sh",
+                "yarn workspace web test",
+                "deno task test",
+                "composer run test",
+                "R CMD check --as-cran rtsmooth_0.4.0.tar.gz",
+            ],
+        ),
+        (
+            &[Build],
+            &[
+                "xcodebuild -scheme App build",
+                "mix compile --warnings-as-errors",
+                "dune build",
+                "forge build",
+                "npx hardhat compile",
+                "elm make src/Main.elm",
+                "ng build --configuration production",
+                "msbuild App.sln /p:Configuration=Release",
+                "swiftc main.swift",
+                "godot --headless --export-release Linux build/game.x86_64",
+                "nix build",
+            ],
+        ),
+        (
+            &[Lint],
+            &[
+                "phpstan analyse",
+                "vendor/bin/psalm",
+                "vue-tsc --noEmit",
+                "svelte-check",
+                "dart analyze",
+                "flutter analyze",
+                "deno lint",
+                "deno check main.ts",
+                "mix format --check-formatted",
+                "mix credo --strict",
+                "terraform fmt -check",
+                "gofmt -l .",
+                "shfmt -d scripts/",
+                "oxlint",
+                "cppcheck --enable=all src/",
+                "semgrep --config auto",
+                "php -l src/Invoice.php",
+                "bash -n deploy.sh",
+                "python -m pyright",
+                "astro check",
+            ],
+        ),
+        (
+            &[Deploy],
+            &[
+                "fastlane ios beta",
+                "fastlane deliver",
+                "eas submit -p ios",
+                "eas update --branch production",
+                "az webapp deploy --resource-group rg --name app --src-path app.zip",
+                "az containerapp update -n api -g rg --image acr.io/api:2",
+                "az deployment group create -g rg -f main.bicep",
+                "func azure functionapp publish my-func",
+                "doctl apps create-deployment 1234",
+                "supabase functions deploy hello",
+                "supabase db push",
+                "npx prisma migrate deploy",
+                "skaffold run -p prod",
+                "argocd app sync api",
+                "helmfile apply",
+                "nomad job run api.nomad",
+                "dotnet nuget push bin/App.1.2.0.nupkg --source nuget.org",
+                "mix hex.publish",
+                "pod trunk push App.podspec",
+                "vsce publish",
+                "npx lerna publish from-package",
+                "npx changeset publish",
+                "goreleaser release --clean",
+                "npx semantic-release",
+                "xcrun altool --upload-app -f App.ipa -t ios",
+            ],
+        ),
+    ];
+    for (expected, commands) in cases {
+        for command in *commands {
+            assert_eq!(classify_command(command), *expected, "{command}");
+        }
+    }
+}
+
+#[test]
+fn a_local_cluster_or_a_rehearsal_is_no_deploy() {
+    // A local cluster (kind, minikube, k3d, Docker Desktop) is the
+    // developer's own machine; a snapshot or dry run ships nothing.
+    for command in [
+        "kubectl --context kind-dev apply -f k8s/",
+        "kubectl apply -f k8s/ --context=minikube",
+        "kubectl --context k3d-local rollout restart deploy/api",
+        "kubectl --context docker-desktop delete pod api-0",
+        "helm upgrade --install api ./chart --kube-context kind-dev",
+        "skaffold run --kube-context minikube",
+        "goreleaser release --snapshot --clean",
+        "npx semantic-release --dry-run",
+        "supabase db push --dry-run",
+        "godot --headless -s addons/gut/gut_cmdln.gd",
+    ] {
+        let kinds = classify_command(command);
+        assert!(!kinds.contains(&Deploy), "{command}: {kinds:?}");
+    }
+    for command in [
+        "kubectl --context prod-eu apply -f k8s/",
+        "kubectl --context kindergarten-prod apply -f k8s/",
+        "helm upgrade --install api ./chart --kube-context staging",
+    ] {
+        assert!(classify_command(command).contains(&Deploy), "{command}");
+    }
 }
