@@ -177,6 +177,48 @@ fn printf_format(format: &str, args: &[&str]) -> String {
     }
 }
 
+/// Options of `docker exec` and `docker compose exec|run` that take a value.
+const CONTAINER_VALUE_OPTIONS: &[&str] = &[
+    "-e",
+    "--env",
+    "-u",
+    "--user",
+    "-w",
+    "--workdir",
+    "--env-file",
+    "--detach-keys",
+    "--index",
+    "--entrypoint",
+    "--name",
+    "-p",
+    "--publish",
+    "-v",
+    "--volume",
+    "-l",
+    "--label",
+    "--pull",
+    "--cap-add",
+    "--cap-drop",
+];
+
+/// The index of the first operand at or after `start`, skipping options
+/// (and the values of those in `values`).
+fn after_options(args: &[String], mut start: usize, values: &[&str]) -> usize {
+    while let Some(arg) = args.get(start).filter(|a| a.starts_with('-')) {
+        start += if values.contains(&arg.as_str()) { 2 } else { 1 };
+    }
+    start
+}
+
+/// The command of `[options] CONTAINER COMMAND…` from `start` (`docker
+/// exec`, `docker compose exec|run`), if it names one.
+fn container_command(args: &[String], start: usize) -> Option<Vec<String>> {
+    let container = after_options(args, start, CONTAINER_VALUE_OPTIONS);
+    args.get(container + 1..)
+        .filter(|argv| !argv.is_empty())
+        .map(<[String]>::to_vec)
+}
+
 /// The command a `compose [options] exec|run [options] SERVICE COMMAND…`
 /// line runs (`args` after `compose`), if it names one.
 fn compose_command(args: &[String]) -> Option<Vec<String>> {
@@ -192,41 +234,11 @@ fn compose_command(args: &[String]) -> Option<Vec<String>> {
         "--progress",
         "--parallel",
     ];
-    const VALUES: &[&str] = &[
-        "-e",
-        "--env",
-        "-u",
-        "--user",
-        "-w",
-        "--workdir",
-        "--index",
-        "--entrypoint",
-        "--name",
-        "-p",
-        "--publish",
-        "-v",
-        "--volume",
-        "-l",
-        "--label",
-        "--pull",
-        "--cap-add",
-        "--cap-drop",
-        "--env-file",
-    ];
-    let skip = |mut i: usize, values: &[&str]| {
-        while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
-            i += if values.contains(&arg.as_str()) { 2 } else { 1 };
-        }
-        i
-    };
-    let at = skip(0, GLOBAL_VALUES);
-    if !matches!(args.get(at).map(String::as_str), Some("exec" | "run")) {
-        return None;
+    let at = after_options(args, 0, GLOBAL_VALUES);
+    match args.get(at).map(String::as_str) {
+        Some("exec" | "run") => container_command(args, at + 1),
+        _ => None,
     }
-    let service = skip(at + 1, VALUES);
-    args.get(service + 1..)
-        .filter(|argv| !argv.is_empty())
-        .map(<[String]>::to_vec)
 }
 
 /// The commands hidden in one invocation. `stdin` is what heredocs and
@@ -298,25 +310,7 @@ pub(crate) fn nested(
             out = stdin_scripts()
         }
         "docker" | "podman" if args.first().is_some_and(|a| a == "exec") => {
-            let (mut i, values) = (
-                1,
-                [
-                    "-e",
-                    "--env",
-                    "-u",
-                    "--user",
-                    "-w",
-                    "--workdir",
-                    "--env-file",
-                    "--detach-keys",
-                ],
-            );
-            while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
-                i += if values.contains(&arg.as_str()) { 2 } else { 1 };
-            }
-            if let Some(argv) = args.get(i + 1..).filter(|a| !a.is_empty()) {
-                out.push(Nested::Argv(argv.to_vec()));
-            }
+            out.extend(container_command(args, 1).map(Nested::Argv));
         }
         // `docker compose exec web pytest`, `docker-compose run --rm app
         // npm test`: the command runs in the service's container.

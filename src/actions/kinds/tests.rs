@@ -16,6 +16,15 @@ fn embedded_table_loads() {
     }
 }
 
+/// Each command is classified as exactly its listed kinds.
+fn assert_kinds(cases: &[(&[CommandKind], &[&str])]) {
+    for (expected, commands) in cases {
+        for command in *commands {
+            assert_eq!(classify_command(command), *expected, "{command}");
+        }
+    }
+}
+
 #[test]
 fn commands_get_their_kinds() {
     // Through wrappers, chains, pipelines and `bash -c`; one line may be of
@@ -141,11 +150,7 @@ fn commands_get_their_kinds() {
             ],
         ),
     ];
-    for (expected, commands) in cases {
-        for command in *commands {
-            assert_eq!(classify_command(command), *expected, "{command}");
-        }
-    }
+    assert_kinds(cases);
 }
 
 #[test]
@@ -336,11 +341,7 @@ fn runners_of_more_ecosystems_get_their_kinds() {
             ],
         ),
     ];
-    for (expected, commands) in cases {
-        for command in *commands {
-            assert_eq!(classify_command(command), *expected, "{command}");
-        }
-    }
+    assert_kinds(cases);
 }
 
 #[test]
