@@ -1,7 +1,8 @@
 //! Transcript readers against synthetic transcripts of each agent and
 //! recordings of the real CLIs (tests/fixtures/transcripts/), and against
 //! files that must be refused or read cheaply: missing, empty, directory,
-//! FIFO, device, 100 MB. The turn's actions: `transcripts/actions.rs`.
+//! FIFO, device, 100 MB. The turn's actions: `transcripts/actions.rs`; its
+//! MCP tool calls: `transcripts/mcp.rs`.
 
 use guard::transcript::{last_turn, last_turn_text, last_turn_text_with_stats, TranscriptFormat};
 use std::fs;
@@ -14,6 +15,8 @@ use TranscriptFormat::{ClaudeCode, Codex, Copilot, Gemini};
 mod actions;
 #[path = "transcripts/cost.rs"]
 mod cost;
+#[path = "transcripts/mcp.rs"]
+mod mcp;
 #[path = "transcripts/refusals.rs"]
 mod refusals;
 

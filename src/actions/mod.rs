@@ -1,5 +1,6 @@
 //! What the agent did during a turn: the commands it ran and the files it
-//! edited, in order, as its transcript records them.
+//! edited, in order, as its transcript records them (an MCP tool call that
+//! ships, checks or edits counts as one of them: [`mcp`]).
 //!
 //! A turn's prose can claim "tests pass" or propose a push; its actions say
 //! whether a test ran after the last edit and whether a push was actually
@@ -21,6 +22,7 @@
 pub mod facts;
 pub mod file_kinds;
 pub mod kinds;
+pub mod mcp;
 
 pub use kinds::{classify_command, CommandKind};
 use serde::ser::SerializeStruct;
@@ -154,10 +156,14 @@ impl CommandRun {
     }
 
     /// What the command is, by the programs it runs (empty: none of the
-    /// kinds), in [`CommandKind::ALL`] order.
+    /// kinds), in [`CommandKind::ALL`] order; for a shipping MCP tool call,
+    /// kept under the tool's name, the tool's kinds ([`mcp`]).
     pub fn kinds(&self) -> &[CommandKind] {
         self.kinds
-            .get_or_init(|| classify_command(self.unclassified.as_deref().unwrap_or(&self.command)))
+            .get_or_init(|| match mcp::kinds_of_tool_name(&self.command) {
+                Some(kinds) => kinds.to_vec(),
+                None => classify_command(self.unclassified.as_deref().unwrap_or(&self.command)),
+            })
     }
 
     /// Whether the command is of `kind`.

@@ -55,12 +55,17 @@ pub struct TurnEndCase {
 }
 
 /// One thing a turn did: `{kind: edit, path}` (or `write`, `delete`),
-/// `{kind: command, command, exit}`. Other kinds and keys are accepted and
-/// ignored, so that a corpus written for a later reader still loads.
+/// `{kind: command, command, exit}`, `{kind: tool, name, path?, exit?}` (an
+/// agent's other tools; MCP tools that ship, check or edit count). Other
+/// kinds and keys are accepted and ignored, so that a corpus written for a
+/// later reader still loads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Action {
     /// `edit`, `command`, …
     pub kind: String,
+    /// The tool, for a `tool` action (`mcp__github__push_files`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The file an edit touched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,

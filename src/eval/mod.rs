@@ -97,33 +97,45 @@ pub fn case_event(case: &Case, agent: &str) -> Event {
 /// The turn's actions of a case, as a transcript reader would give them:
 /// `edit` and `command` actions in order (a command's outcome from its
 /// `exit`: 0 succeeded, other failed, none unknown), a file written or
-/// deleted by a tool (`write`, `delete`) as an edit, other kinds left out.
-/// A case without actions stands for an agent without a transcript (`None`:
-/// the text alone, as before).
+/// deleted by a tool (`write`, `delete`) as an edit, an MCP tool call that
+/// ships, checks or edits ([`crate::actions::mcp`]; it succeeded unless its
+/// `exit` says otherwise), other kinds left out. A case without actions
+/// stands for an agent without a transcript (`None`: the text alone, as
+/// before).
 pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnActions> {
+    use crate::actions::mcp::{self, McpTool};
     use crate::actions::{Action, CommandRun, FileEdit, Outcome, TurnActions};
     if actions.is_empty() {
         return None;
     }
+    let edit = |path: &str, tool: &str| {
+        Action::Edit(FileEdit {
+            path: path.to_owned(),
+            tool: tool.to_owned(),
+            outcome: Outcome::Succeeded,
+        })
+    };
+    let run = |command: &str, tool: &str, exit: Option<i64>, unknown: Outcome| {
+        let exit = exit.and_then(|e| i32::try_from(e).ok());
+        let outcome = match exit {
+            Some(0) => Outcome::Succeeded,
+            Some(_) => Outcome::Failed,
+            None => unknown,
+        };
+        Action::Command(CommandRun::new(command, tool, outcome, exit))
+    };
     let actions = actions
         .iter()
-        .filter_map(|a| match (a.kind.as_str(), &a.path, &a.command) {
-            ("edit" | "write" | "delete", Some(path), _) => Some(Action::Edit(FileEdit {
-                path: path.clone(),
-                tool: "Edit".into(),
-                outcome: Outcome::Succeeded,
-            })),
-            ("command", _, Some(command)) => {
-                let exit = a.exit.and_then(|e| i32::try_from(e).ok());
-                let outcome = match exit {
-                    Some(0) => Outcome::Succeeded,
-                    Some(_) => Outcome::Failed,
-                    None => Outcome::Unknown,
-                };
-                Some(Action::Command(CommandRun::new(
-                    command, "Bash", outcome, exit,
-                )))
+        .filter_map(|a| match (a.kind.as_str(), &a.path, &a.command, &a.name) {
+            ("edit" | "write" | "delete", Some(path), _, _) => Some(edit(path, "Edit")),
+            ("command", _, Some(command), _) => {
+                Some(run(command, "Bash", a.exit, Outcome::Unknown))
             }
+            ("tool", path, _, Some(name)) => match mcp::classify(name)? {
+                McpTool::Runs(_) => Some(run(name, name, a.exit, Outcome::Succeeded)),
+                McpTool::Edits if a.exit.unwrap_or(0) == 0 => Some(edit(path.as_deref()?, name)),
+                McpTool::Edits => None,
+            },
             _ => None,
         })
         .collect();

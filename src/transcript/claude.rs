@@ -16,7 +16,8 @@
 //!
 //! Actions: `tool_use` blocks of the shell tool (`Bash`, input `command`) and
 //! of the edit tools (`Write`, `Edit`, `MultiEdit`: `file_path`;
-//! `NotebookEdit`: `notebook_path`), paired by id with the `tool_result`
+//! `NotebookEdit`: `notebook_path`) and the MCP tools that ship or edit
+//! (`mcp__<server>__<tool>`, [`crate::actions::mcp`]), paired by id with the `tool_result`
 //! block of a later user line. The transcript has no exit status for a
 //! command that succeeded (`is_error: false`); a failed one is
 //! `is_error: true` with content `Exit code N`. Any other error result means
@@ -118,7 +119,7 @@ fn content_blocks(record: &Value) -> &[Value] {
         .map_or(&[], Vec::as_slice)
 }
 
-/// The shell and edit `tool_use` blocks, newest first.
+/// The shell, edit and MCP `tool_use` blocks, newest first.
 fn take_tool_calls(record: &Value, turn: &mut Turn) {
     for block in content_blocks(record).iter().rev() {
         if block.get("type").and_then(Value::as_str) != Some("tool_use") {
@@ -147,6 +148,8 @@ fn take_tool_calls(record: &Value, turn: &mut Turn) {
             if let Some(path) = field(key) {
                 turn.actions.edit(id, name, &[path.to_owned()], None);
             }
+        } else {
+            turn.actions.mcp_call(id, name, input, None);
         }
     }
 }

@@ -3,11 +3,14 @@
 //! Calls are `response_item` payloads: `function_call` of `exec_command`
 //! (arguments `{"cmd": …}`; older versions: `shell` with an argv
 //! `command`, or `shell_command`), `local_shell_call`, and the `apply_patch`
-//! tool (`function_call` or `custom_tool_call`). A shell command that is an
+//! tool (`function_call` or `custom_tool_call`), and MCP tools that ship or
+//! edit ([`crate::actions::mcp`]; a `function_call` of `name` `push_files`
+//! in `namespace` `mcp__gh`). A shell command that is an
 //! `apply_patch` invocation is an edit too: Codex applies the patch itself.
 //! Results, seen first when reading backwards:
 //! - `event_msg` `item_completed` items: `CommandExecution` (`exit_code`,
-//!   `status`) and `FileChange` (`changes`: the files, `status`); older
+//!   `status`), `McpToolCall` (`status`) and `FileChange` (`changes`: the
+//!   files, `status`); older
 //!   versions: `exec_command_end` and `patch_apply_end`;
 //! - the `function_call_output` text the model saw, whose header says
 //!   `Process exited with code N` (or `Exit code: N`), `Process running with
@@ -60,6 +63,12 @@ fn response_item(kind: &str, payload: &Value, turn: &mut Turn) {
                 if let Some(command) = command_line(&arguments) {
                     shell_call(call_id, name, &command, turn);
                 }
+            } else {
+                let arguments =
+                    text(payload, "arguments").and_then(|a| serde_json::from_str::<Value>(a).ok());
+                let name = qualified_name(payload, name);
+                turn.actions
+                    .mcp_call(call_id, &name, arguments.as_ref(), None);
             }
         }
         "local_shell_call" => {
@@ -75,6 +84,16 @@ fn response_item(kind: &str, payload: &Value, turn: &mut Turn) {
             }
         }
         _ => {}
+    }
+}
+
+/// A tool's name with its `namespace` in front, when the call has one
+/// (an MCP call: `mcp__gh` and `push_files` give `mcp__gh__push_files`);
+/// the name alone otherwise.
+fn qualified_name(payload: &Value, name: &str) -> String {
+    match text(payload, "namespace") {
+        Some(namespace) => format!("{}__{name}", namespace.trim_end_matches('_')),
+        None => name.to_owned(),
     }
 }
 
@@ -212,6 +231,7 @@ fn event(kind: &str, payload: &Value, turn: &mut Turn) {
                     };
                     turn.actions.result(id, result);
                 }
+                Some("McpToolCall") => turn.actions.result(id, status_result(text(item, "status"))),
                 Some("FileChange") => {
                     let mut result = status_result(text(item, "status"));
                     if let Some(changes) = item.get("changes").and_then(Value::as_object) {

@@ -6,9 +6,11 @@
 //! until the call is met. Every format's scanner feeds this type, so pairing,
 //! de-duplication, caps and classification behave the same for every agent.
 
+use crate::actions::mcp::{self, McpTool};
 use crate::actions::{
     clip, Action, CommandRun, FileEdit, Outcome, TurnActions, MAX_ACTIONS, MAX_PATH_BYTES,
 };
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// Results waiting for their call are kept up to this many.
@@ -163,6 +165,27 @@ impl ActionLog {
                 tool: tool.to_owned(),
                 outcome: result.outcome,
             }));
+        }
+    }
+
+    /// An MCP tool call, kept when it ships a change or runs a check (a
+    /// command named by the tool) or edits the local file its arguments
+    /// name; other tools are left out.
+    pub(crate) fn mcp_call(
+        &mut self,
+        id: Option<&str>,
+        name: &str,
+        arguments: Option<&Value>,
+        inline: Option<ToolResult>,
+    ) {
+        match mcp::classify(name) {
+            Some(McpTool::Runs(_)) => self.command(id, name, name, inline),
+            Some(McpTool::Edits) => {
+                if let Some(path) = arguments.and_then(mcp::edited_path) {
+                    self.edit(id, name, &[path.to_owned()], inline);
+                }
+            }
+            None => {}
         }
     }
 

@@ -7,7 +7,8 @@
 //!   request, `Turn::prompt`); one with a `data.source` was injected (a
 //!   skill, another agent) and is not;
 //! - `assistant.message` (`data.content`, `data.messageId`): the reply text;
-//! - `tool.execution_start` (`toolCallId`, `toolName`, `arguments`) and
+//! - `tool.execution_start` (`toolCallId`, `toolName`, `arguments`; an MCP
+//!   tool's also `mcpServerName` and `mcpToolName`) and
 //!   `tool.execution_complete` (`toolCallId`, `success`, `error.code`:
 //!   `denied` when a hook or a rule refused it, `shellExecution.exitCode`,
 //!   `fileEdits[].path`);
@@ -20,7 +21,8 @@
 //! feedback, which neither starts the turn nor adds text. Shell tools:
 //! `bash`, `powershell` (`arguments.command`; `mode: "async"` or `detach`
 //! runs in the background, outcome unknown); edit tools: `create`, `edit`,
-//! and any tool whose completion lists `fileEdits`. Layout checked on the
+//! and any tool whose completion lists `fileEdits`; MCP tools that ship,
+//! check or edit ([`crate::actions::mcp`], as `mcp__<server>__<tool>`). Layout checked on the
 //! real Copilot CLI 1.0.102 (BYOK, offline against the stub model;
 //! tests/fixtures/transcripts/copilot-1.0.102-real-actions.jsonl). Only the
 //! records of the prompt hooks the feedback itself fired
@@ -174,6 +176,13 @@ fn take_call(data: &Value, turn: &mut Turn) {
             }
         }
         turn.actions.command(id, name, command, None);
+        return;
+    }
+    // An MCP tool names its server and its own name apart (`toolName` is
+    // `gh-push_files`): kept under the name the other agents give it.
+    if let (Some(server), Some(tool)) = (text(data, "mcpServerName"), text(data, "mcpToolName")) {
+        let name = format!("mcp__{server}__{tool}");
+        turn.actions.mcp_call(id, &name, Some(arguments), None);
         return;
     }
     let named_path = EDIT_TOOLS

@@ -6,7 +6,8 @@
 //! shell tool is `run_shell_command` (`args.command`); its result text
 //! carries `Exit Code: N` only when the status was not 0 (and `Signal: N`
 //! when it was killed). Edit tools (`write_file`, `replace`, `edit`) name
-//! their file in `args.file_path`. A call `status` of `error` with the
+//! their file in `args.file_path`; MCP tools (`mcp_<server>_<tool>`) that
+//! ship or edit are kept too ([`crate::actions::mcp`]). A call `status` of `error` with the
 //! result `Tool execution blocked: …` was refused by a hook; `cancelled` was
 //! refused by the user. The next `user` record repeats each result as a
 //! `functionResponse` part: it is kept too, for when the `gemini` record was
@@ -46,6 +47,8 @@ pub(crate) fn take_calls(record: &Value, turn: &mut Turn) {
             if let Some(path) = arg(key) {
                 turn.actions.edit(id, name, &[path.to_owned()], inline);
             }
+        } else {
+            turn.actions.mcp_call(id, name, args, inline);
         }
     }
 }

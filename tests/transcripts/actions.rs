@@ -11,7 +11,7 @@ use std::io::{BufWriter, Write};
 
 /// One line per action: `edit <file> <outcome>` or `run <command> <outcome>
 /// [exit N] [kinds]`, paths shortened to their file name.
-fn summary(turn: &LastTurn) -> Vec<String> {
+pub(super) fn summary(turn: &LastTurn) -> Vec<String> {
     turn.actions
         .actions
         .iter()
