@@ -2,7 +2,8 @@
 //! recordings of the real CLIs (tests/fixtures/transcripts/), and against
 //! files that must be refused or read cheaply: missing, empty, directory,
 //! FIFO, device, 100 MB. The turn's actions: `transcripts/actions.rs`; its
-//! MCP tool calls: `transcripts/mcp.rs`.
+//! MCP tool calls: `transcripts/mcp.rs`; its sub-agents' actions:
+//! `transcripts/subagents.rs`.
 
 use guard::transcript::{last_turn, last_turn_text, last_turn_text_with_stats, TranscriptFormat};
 use std::fs;
@@ -19,6 +20,8 @@ mod cost;
 mod mcp;
 #[path = "transcripts/refusals.rs"]
 mod refusals;
+#[path = "transcripts/subagents.rs"]
+mod subagents;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -74,7 +74,21 @@ pub(crate) struct ActionLog {
     dropped: usize,
     results: HashMap<String, ToolResult>,
     seen_calls: HashSet<String>,
+    subagents: Vec<SubagentCall>,
 }
+
+/// A sub-agent the turn ran in the foreground, whose own actions are read
+/// from its transcript and take the call's place ([`super::subagent`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SubagentCall {
+    /// The agent's id, as its result names it.
+    pub agent_id: String,
+    /// How many of the turn's actions came after the call.
+    pub actions_after: usize,
+}
+
+/// At most this many sub-agents of one turn are read.
+const MAX_SUBAGENTS: usize = 16;
 
 impl ActionLog {
     /// Records the result of call `id`. Several records of one call (a
@@ -187,6 +201,21 @@ impl ActionLog {
             }
             None => {}
         }
+    }
+
+    /// A sub-agent run in the foreground at this point of the turn.
+    pub(crate) fn subagent(&mut self, agent_id: &str) {
+        if self.subagents.len() < MAX_SUBAGENTS {
+            self.subagents.push(SubagentCall {
+                agent_id: agent_id.to_owned(),
+                actions_after: self.newest_first.len(),
+            });
+        }
+    }
+
+    /// The sub-agents met so far, newest first.
+    pub(crate) fn take_subagents(&mut self) -> Vec<SubagentCall> {
+        std::mem::take(&mut self.subagents)
     }
 
     fn push(&mut self, action: Action) {

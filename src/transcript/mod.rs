@@ -57,6 +57,7 @@ mod json_prefix;
 mod open;
 mod reader;
 mod reverse_lines;
+mod subagent;
 mod turn;
 
 pub use crate::actions::TurnActions;
@@ -306,7 +307,11 @@ fn read(
     } else {
         reader.read_lines_backwards(file, metadata.len(), scanner.as_mut())?;
     }
-    reader.finish()
+    let (mut turn, mut stats, subagents) = reader.finish()?;
+    if format == TranscriptFormat::ClaudeCode && gather == Gather::TextAndActions {
+        stats.bytes_read += subagent::splice(path, &mut turn.actions, &subagents);
+    }
+    Ok((turn, stats))
 }
 
 /// One agent's record layout: fed records newest first, it adds assistant

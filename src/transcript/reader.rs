@@ -4,6 +4,7 @@
 //! file is not JSON lines). An oversized line is fed as the record its first
 //! bytes begin (`json_prefix`), marked partial.
 
+use super::collect::SubagentCall;
 use super::json_prefix::parse_prefix;
 use super::reverse_lines::{Line, ReadLimits, ReverseLines};
 use super::turn::{Flow, Turn};
@@ -168,12 +169,15 @@ impl<'a> TurnReader<'a> {
         }
     }
 
-    pub(crate) fn finish(self) -> Result<(LastTurn, ReadStats), TranscriptError> {
+    pub(crate) fn finish(
+        mut self,
+    ) -> Result<(LastTurn, ReadStats, Vec<SubagentCall>), TranscriptError> {
         let valid = self.stats.lines_seen - self.stats.malformed_lines;
         if self.stats.malformed_lines >= MALFORMED_LINE_LIMIT && self.stats.malformed_lines > valid
         {
             return Err(self.too_many_malformed());
         }
+        let subagents = self.turn.actions.take_subagents();
         let turn = LastTurn {
             text: self.turn.text.into_text(self.max_bytes),
             actions: self
@@ -182,7 +186,7 @@ impl<'a> TurnReader<'a> {
                 .finish(self.stats.found_turn_start || self.read_whole_file),
             prompt: self.turn.prompt,
         };
-        Ok((turn, self.stats))
+        Ok((turn, self.stats, subagents))
     }
 }
 
