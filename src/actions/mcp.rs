@@ -7,9 +7,10 @@
 //! through the shell; a reader that kept only shell and edit tools would
 //! miss a push made with GitHub's `push_files` right after an edit, or a
 //! bug fixed through a symbol edit. Agents name an MCP tool
-//! `mcp__<server>__<tool>` (Claude Code, Codex) or `mcp_<server>_<tool>`
-//! (Gemini CLI); the server's name is the user's own, so a tool is known
-//! by its own name, at the end. Other MCP tools (reads, searches, issue
+//! `mcp__<server>__<tool>` (Claude Code; Codex's `namespace` and `name`;
+//! Copilot CLI's `mcpServerName` and `mcpToolName`, joined so by its reader)
+//! or `mcp_<server>_<tool>` (Gemini CLI); the server's name is the user's
+//! own, so a tool is known by its own name, at the end. Other MCP tools (reads, searches, issue
 //! trackers) are not kept, as other non-shell tools are not.
 
 use super::CommandKind;

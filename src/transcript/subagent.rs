@@ -24,10 +24,11 @@ use std::path::{Path, PathBuf};
 /// read from its transcript beside `main`; returns the bytes read.
 pub(crate) fn splice(main: &Path, actions: &mut TurnActions, calls: &[SubagentCall]) -> u64 {
     let mut bytes_read = 0;
-    // Newest first: the later calls' places do not move when earlier ones
-    // are filled.
+    // Each call's place among the main agent's own actions; the calls come
+    // newest first, so filling a later place moves no earlier one.
+    let main_len = actions.actions.len();
     for call in calls {
-        let Some(at) = actions.actions.len().checked_sub(call.actions_after) else {
+        let Some(at) = main_len.checked_sub(call.actions_after) else {
             continue;
         };
         let read = transcript_of(main, &call.agent_id).and_then(|path| read_actions(&path));

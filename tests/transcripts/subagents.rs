@@ -59,3 +59,103 @@ fn a_missing_subagent_transcript_leaves_the_actions_incomplete() {
         "what the sub-agent did is not known"
     );
 }
+
+/// A line of a Claude Code transcript (`sidechain`: a sub-agent's).
+fn line(kind: &str, sidechain: bool, content: serde_json::Value) -> String {
+    serde_json::json!({"type": kind, "isSidechain": sidechain,
+        "message": {"id": format!("m{}", content), "content": content}})
+    .to_string()
+}
+
+/// A tool result line, naming the sub-agent that ran when `agent` is given.
+fn result(id: &str, agent: Option<&str>) -> String {
+    let mut line = serde_json::json!({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": id, "content": "ok", "is_error": false}]}});
+    if let Some(agent) = agent {
+        line["toolUseResult"] = serde_json::json!({"status": "completed", "agentId": agent});
+    }
+    line.to_string()
+}
+
+/// A sub-agent's transcript: its prompt, then one edit of `path`.
+fn subagent_edit(path: &str) -> String {
+    use serde_json::json;
+    let edit = json!([{"type": "tool_use", "id": "s1", "name": "Edit",
+        "input": {"file_path": path, "old_string": "a", "new_string": "b"}}]);
+    let done = json!({"type": "user", "isSidechain": true, "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "s1", "content": "ok"}]}});
+    [
+        line("user", true, json!("do it")),
+        line("assistant", true, edit),
+        done.to_string(),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+#[test]
+fn two_subagents_take_their_places_and_an_unchecked_edit_is_seen() {
+    use serde_json::json;
+    let call = |id: &str, name: &str, input: serde_json::Value| {
+        line(
+            "assistant",
+            false,
+            json!([{"type": "tool_use", "id": id, "name": name, "input": input}]),
+        )
+    };
+    let main = [
+        claude_user("add the export button and its label"),
+        call(
+            "t1",
+            "Agent",
+            json!({"description": "Add button", "prompt": "add it"}),
+        ),
+        result("t1", Some("abc123")),
+        call("t2", "Bash", json!({"command": "npm test"})),
+        result("t2", None),
+        call(
+            "t3",
+            "Agent",
+            json!({"description": "Add label", "prompt": "label it"}),
+        ),
+        result("t3", Some("def456")),
+        call(
+            "t4",
+            "Bash",
+            json!({"command": "git commit -qam 'Add export button'"}),
+        ),
+        result("t4", None),
+        claude_assistant(
+            "m-end",
+            "Added the export button and its label, and committed them.",
+        ),
+    ];
+    let dir = ScratchDir::new();
+    fs::write(dir.path("s.jsonl"), main.join("\n") + "\n").unwrap();
+    fs::create_dir_all(dir.path("s/subagents")).unwrap();
+    fs::write(
+        dir.path("s/subagents/agent-abc123.jsonl"),
+        subagent_edit("/w/src/export.ts"),
+    )
+    .unwrap();
+    fs::write(
+        dir.path("s/subagents/agent-def456.jsonl"),
+        subagent_edit("/w/src/label.ts"),
+    )
+    .unwrap();
+    let turn = last_turn(ClaudeCode, &dir.path("s.jsonl"), 4096).unwrap();
+    assert_eq!(
+        summary(&turn),
+        vec![
+            "edit export.ts Succeeded",
+            "run npm test Succeeded [Test]",
+            "edit label.ts Succeeded",
+            "run git commit -qam 'Add export button' Succeeded [Commit]"
+        ]
+    );
+    assert!(turn.actions.complete);
+    assert!(
+        turn.actions.shipped_without_check(),
+        "the second sub-agent's change was never checked"
+    );
+}
