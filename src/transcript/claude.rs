@@ -100,7 +100,11 @@ impl RecordScanner for ClaudeScanner {
                 Flow::Continue
             }
             Some("user") if is_real_user_message(record) => {
-                turn.set_prompt(typed_texts(record).into_iter());
+                // A sub-agent's prompt is the main agent's, not the user's
+                // request: the request bypasses must not read it.
+                if !self.subagent {
+                    turn.set_prompt(typed_texts(record).into_iter());
+                }
                 Flow::Stop
             }
             Some("user") => {

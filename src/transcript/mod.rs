@@ -298,7 +298,12 @@ fn read(
     gather: Gather,
 ) -> Result<(LastTurn, ReadStats), TranscriptError> {
     let (file, metadata) = open::open_regular_file(path)?;
-    let mut scanner = new_scanner(format);
+    let mut scanner = match format {
+        TranscriptFormat::ClaudeCode if subagent::is_subagent_transcript(path) => {
+            Box::new(claude::ClaudeScanner::for_subagent())
+        }
+        _ => new_scanner(format),
+    };
     let mut reader = TurnReader::new(path, max_bytes, gather);
     let is_whole_file_json =
         format == TranscriptFormat::Gemini && path.extension().is_some_and(|ext| ext == "json");

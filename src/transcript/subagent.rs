@@ -11,8 +11,12 @@
 //! place. A file that is missing or unreadable leaves the turn's actions
 //! marked incomplete: what the sub-agent did is then not known. A
 //! sub-agent run in the background may finish after the turn ends; its
-//! actions are not the turn's. (Layout checked on Claude Code 2.1.332:
-//! tests/fixtures/transcripts/claude-2.1.332-real-subagent*.)
+//! actions are not the turn's. A `SubagentStop` hook names the file itself
+//! (`agent_transcript_path`): read as a sub-agent's, it gives the
+//! sub-agent's own turn, whose prompt is the main agent's and not the user's
+//! request. (Layout checked on Claude Code 2.1.332:
+//! tests/fixtures/transcripts/claude-2.1.332-real-subagent*,
+//! tests/fixtures/captured/claude-2.1.332-subagentstop-stdin.json.)
 
 use super::claude::ClaudeScanner;
 use super::collect::SubagentCall;
@@ -48,6 +52,20 @@ pub(crate) fn splice(main: &Path, actions: &mut TurnActions, calls: &[SubagentCa
         actions.complete = false;
     }
     bytes_read
+}
+
+/// Whether `path` is a sub-agent's own transcript
+/// (`…/subagents/agent-<id>.jsonl`, the `agent_transcript_path` of a
+/// `SubagentStop` hook): its lines are all `isSidechain`, its first the
+/// prompt the main agent gave it.
+pub(crate) fn is_subagent_transcript(path: &Path) -> bool {
+    let named = |p: Option<&std::ffi::OsStr>, f: &dyn Fn(&str) -> bool| {
+        p.and_then(|name| name.to_str()).is_some_and(f)
+    };
+    named(path.file_name(), &|name| name.starts_with("agent-"))
+        && named(path.parent().and_then(Path::file_name), &|dir| {
+            dir == "subagents"
+        })
 }
 
 /// `<dir>/<session>/subagents/agent-<id>.jsonl` for the main transcript
@@ -88,6 +106,15 @@ mod tests {
                 "/p/s1/subagents/agent-a64a834bfe0f933d4.jsonl"
             ))
         );
+    }
+
+    #[test]
+    fn a_subagents_transcript_is_known_by_its_place() {
+        assert!(is_subagent_transcript(Path::new(
+            "/p/s1/subagents/agent-a1.jsonl"
+        )));
+        assert!(!is_subagent_transcript(Path::new("/p/s1.jsonl")));
+        assert!(!is_subagent_transcript(Path::new("/p/agent-a1.jsonl")));
     }
 
     #[test]

@@ -159,3 +159,39 @@ fn two_subagents_take_their_places_and_an_unchecked_edit_is_seen() {
         "the second sub-agent's change was never checked"
     );
 }
+
+/// Claude Code's `SubagentStop` payload (captured from 2.1.332) names the
+/// sub-agent's own transcript (`agent_transcript_path`): the sub-agent's turn
+/// end is judged on its text and its actions, and the prompt the main agent
+/// gave it is no user's request.
+#[test]
+fn a_subagent_stop_is_read_from_the_subagents_own_transcript() {
+    let captured = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/captured/claude-2.1.332-subagentstop-stdin.json");
+    let mut payload: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(captured).unwrap()).unwrap();
+    payload["transcript_path"] = fixture("claude-2.1.332-real-subagent.jsonl")
+        .display()
+        .to_string()
+        .into();
+    payload["agent_transcript_path"] =
+        fixture("claude-2.1.332-real-subagent/subagents/agent-a64a834bfe0f933d4.jsonl")
+            .display()
+            .to_string()
+            .into();
+    let spec = guard::adapter::builtin("claude-code").unwrap().unwrap();
+    let mut event = spec.parse_payload(payload).unwrap();
+    assert_eq!(event.kind, guard::event::EventKind::SubagentStop);
+    assert_eq!(guard::hook::turn_text::fill(&spec, &mut event, 4096), None);
+    assert_eq!(event.text.as_deref(), Some("sub done."));
+    let actions = event.actions.expect("the sub-agent's actions");
+    assert!(actions.edited_code());
+    assert_eq!(
+        actions
+            .commands()
+            .filter(|run| run.showed_a_failure())
+            .count(),
+        1
+    );
+    assert_eq!(event.prompt, None);
+}
