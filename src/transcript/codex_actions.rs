@@ -21,8 +21,10 @@
 
 use super::collect::{code_after, ToolResult};
 use super::turn::Turn;
+use crate::actions::mcp::{self, McpTool};
 use crate::actions::Outcome;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Shell tools, by the name the model calls them.
 const SHELL_TOOLS: &[&str] = &["exec_command", "shell", "shell_command", "container.exec"];
@@ -64,9 +66,13 @@ fn response_item(kind: &str, payload: &Value, turn: &mut Turn) {
                     shell_call(call_id, name, &command, turn);
                 }
             } else {
-                let arguments =
-                    text(payload, "arguments").and_then(|a| serde_json::from_str::<Value>(a).ok());
+                // Only an edit tool's arguments are needed (its file): the
+                // JSON string of every other call is left unparsed.
                 let name = qualified_name(payload, name);
+                let arguments = (mcp::classify(&name) == Some(McpTool::Edits))
+                    .then(|| text(payload, "arguments"))
+                    .flatten()
+                    .and_then(|a| serde_json::from_str::<Value>(a).ok());
                 turn.actions
                     .mcp_call(call_id, &name, arguments.as_ref(), None);
             }
@@ -90,10 +96,10 @@ fn response_item(kind: &str, payload: &Value, turn: &mut Turn) {
 /// A tool's name with its `namespace` in front, when the call has one
 /// (an MCP call: `mcp__gh` and `push_files` give `mcp__gh__push_files`);
 /// the name alone otherwise.
-fn qualified_name(payload: &Value, name: &str) -> String {
+fn qualified_name<'a>(payload: &Value, name: &'a str) -> Cow<'a, str> {
     match text(payload, "namespace") {
-        Some(namespace) => format!("{}__{name}", namespace.trim_end_matches('_')),
-        None => name.to_owned(),
+        Some(namespace) => format!("{}__{name}", namespace.trim_end_matches('_')).into(),
+        None => name.into(),
     }
 }
 
