@@ -11,6 +11,11 @@
 //! `developer` messages are skipped. Checked against a recording of the real
 //! Codex CLI 0.171.0 (tests/fixtures/transcripts/codex-0.171-real-*).
 //! Commands and edits: see `codex_actions`.
+//!
+//! A sub-agent's rollout (`multi_agent`, read through [`super::subagent`])
+//! has the same layout; its turn starts at the task its parent gave it (a
+//! user message, or in `multi_agent_v2` an `agent_message` "Message Type:
+//! NEW_TASK"), which is not the user's request.
 
 use super::codex_actions;
 use super::turn::{Flow, Turn};
@@ -32,7 +37,17 @@ const INJECTED_USER_PREFIXES: &[&str] = &[
 
 /// Reads Codex rollout records, newest first.
 #[derive(Debug, Default)]
-pub(crate) struct CodexScanner;
+pub(crate) struct CodexScanner {
+    /// Reading a sub-agent's rollout: its prompt is its parent's task.
+    subagent: bool,
+}
+
+impl CodexScanner {
+    /// A scanner of a sub-agent's own rollout.
+    pub(crate) fn for_subagent() -> CodexScanner {
+        CodexScanner { subagent: true }
+    }
+}
 
 impl RecordScanner for CodexScanner {
     fn scan(&mut self, record: &Value, turn: &mut Turn) -> Flow {
@@ -43,9 +58,13 @@ impl RecordScanner for CodexScanner {
         let Some(payload) = record.get("payload") else {
             return Flow::Continue;
         };
-        if payload.get("type").and_then(Value::as_str) != Some("message") {
-            codex_actions::scan(record, turn);
-            return Flow::Continue;
+        match payload.get("type").and_then(Value::as_str) {
+            Some("message") => {}
+            Some("agent_message") if is_new_task(payload) => return Flow::Stop,
+            _ => {
+                codex_actions::scan(record, turn);
+                return Flow::Continue;
+            }
         }
         let items = payload.get("content").and_then(Value::as_array);
         let texts_of = |kinds: &[&str]| -> Vec<&str> {
@@ -73,12 +92,21 @@ impl RecordScanner for CodexScanner {
                 if typed.is_empty() {
                     return Flow::Continue;
                 }
-                turn.set_prompt(typed.into_iter());
+                if !self.subagent {
+                    turn.set_prompt(typed.into_iter());
+                }
                 Flow::Stop
             }
             _ => Flow::Continue,
         }
     }
+}
+
+/// Whether an `agent_message` (`multi_agent_v2`) gives its recipient a new
+/// task: a sub-agent's turn starts there.
+fn is_new_task(payload: &Value) -> bool {
+    let first = payload.pointer("/content/0/text").and_then(Value::as_str);
+    first.is_some_and(|text| text.starts_with("Message Type: NEW_TASK"))
 }
 
 /// Whether a user text was typed by a person (not injected by Codex or a hook).
@@ -102,7 +130,7 @@ mod tests {
 
     fn scan(record: Value) -> (Flow, Option<String>) {
         let mut turn = Turn::default();
-        let flow = CodexScanner.scan(&record, &mut turn);
+        let flow = CodexScanner::default().scan(&record, &mut turn);
         (flow, turn.text.into_text(10_000))
     }
 
@@ -121,7 +149,7 @@ mod tests {
             Flow::Stop
         );
         let mut turn = Turn::default();
-        CodexScanner.scan(&message("user", "input_text", "add a flag"), &mut turn);
+        CodexScanner::default().scan(&message("user", "input_text", "add a flag"), &mut turn);
         assert_eq!(turn.prompt.as_deref(), Some("add a flag"));
     }
 

@@ -16,8 +16,12 @@
 //!   `Process exited with code N` (or `Exit code: N`), `Process running with
 //!   session ID …` (still running), or that a hook blocked the command.
 //!
+//! A sub-agent seen to finish is noted in its place; its own actions are in
+//! its rollout ([`super::subagent`]).
+//!
 //! (Layout checked on Codex CLI 0.171.0:
-//! tests/fixtures/transcripts/codex-0.171-real-actions.jsonl.)
+//! tests/fixtures/transcripts/codex-0.171-real-actions.jsonl,
+//! codex-0.171-real-subagent*.)
 
 use super::collect::{code_after, ToolResult};
 use super::turn::Turn;
@@ -238,6 +242,22 @@ fn event(kind: &str, payload: &Value, turn: &mut Turn) {
                     turn.actions.result(id, result);
                 }
                 Some("McpToolCall") => turn.actions.result(id, status_result(text(item, "status"))),
+                // A sub-agent seen to finish (`multi_agent` v1: a wait's
+                // `agents_states`; v2: `SubAgentActivity` `completed`): its
+                // actions, in its own rollout, came before this point.
+                Some("CollabAgentToolCall") => {
+                    let states = item.get("agents_states").and_then(Value::as_object);
+                    for (agent, state) in states.into_iter().flatten() {
+                        if state.get("completed").is_some() {
+                            turn.actions.subagent(agent);
+                        }
+                    }
+                }
+                Some("SubAgentActivity") if text(item, "kind") == Some("completed") => {
+                    if let Some(agent) = text(item, "agent_thread_id") {
+                        turn.actions.subagent(agent);
+                    }
+                }
                 Some("FileChange") => {
                     let mut result = status_result(text(item, "status"));
                     if let Some(changes) = item.get("changes").and_then(Value::as_object) {

@@ -203,17 +203,21 @@ impl ActionLog {
         }
     }
 
-    /// A sub-agent run in the foreground at this point of the turn.
+    /// A sub-agent run in the foreground at this point of the turn. One met
+    /// again (read backwards: earlier) takes the earlier place.
     pub(crate) fn subagent(&mut self, agent_id: &str) {
-        if self.subagents.len() < MAX_SUBAGENTS {
+        let actions_after = self.newest_first.len();
+        if let Some(call) = self.subagents.iter_mut().find(|c| c.agent_id == agent_id) {
+            call.actions_after = actions_after;
+        } else if self.subagents.len() < MAX_SUBAGENTS {
             self.subagents.push(SubagentCall {
                 agent_id: agent_id.to_owned(),
-                actions_after: self.newest_first.len(),
+                actions_after,
             });
         }
     }
 
-    /// The sub-agents met so far, newest first.
+    /// The sub-agents met so far.
     pub(crate) fn take_subagents(&mut self) -> Vec<SubagentCall> {
         std::mem::take(&mut self.subagents)
     }

@@ -298,12 +298,8 @@ fn read(
     gather: Gather,
 ) -> Result<(LastTurn, ReadStats), TranscriptError> {
     let (file, metadata) = open::open_regular_file(path)?;
-    let mut scanner = match format {
-        TranscriptFormat::ClaudeCode if subagent::is_subagent_transcript(path) => {
-            Box::new(claude::ClaudeScanner::for_subagent())
-        }
-        _ => new_scanner(format),
-    };
+    let mut scanner =
+        subagent::scanner_of(format, path, &file).unwrap_or_else(|| new_scanner(format));
     let mut reader = TurnReader::new(path, max_bytes, gather);
     let is_whole_file_json =
         format == TranscriptFormat::Gemini && path.extension().is_some_and(|ext| ext == "json");
@@ -313,8 +309,8 @@ fn read(
         reader.read_lines_backwards(file, metadata.len(), scanner.as_mut())?;
     }
     let (mut turn, mut stats, subagents) = reader.finish()?;
-    if format == TranscriptFormat::ClaudeCode && gather == Gather::TextAndActions {
-        stats.bytes_read += subagent::splice(path, &mut turn.actions, &subagents);
+    if gather == Gather::TextAndActions && !subagents.is_empty() {
+        stats.bytes_read += subagent::splice(format, path, &mut turn.actions, subagents);
     }
     Ok((turn, stats))
 }

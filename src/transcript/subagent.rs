@@ -1,41 +1,66 @@
-//! A Claude Code sub-agent's actions, counted as the turn's own.
+//! A sub-agent's actions, counted as the turn's own.
 //!
-//! A sub-agent (the `Agent` tool, `Task` in older versions) run in the
-//! foreground edits files and runs commands for the turn, but its records
-//! are not in the main transcript: they are in
-//! `<session>/subagents/agent-<id>.jsonl` beside it, and the call's result
-//! names the agent (`toolUseResult.agentId`). A turn whose sub-agent edited
-//! code and whose main agent then committed would otherwise show a commit
-//! with nothing changed before it. Each such file is read as the main one
-//! is (bounded, malformed lines skipped), and its actions take the call's
-//! place. A file that is missing or unreadable leaves the turn's actions
-//! marked incomplete: what the sub-agent did is then not known. A
-//! sub-agent run in the background may finish after the turn ends; its
-//! actions are not the turn's. A `SubagentStop` hook names the file itself
-//! (`agent_transcript_path`): read as a sub-agent's, it gives the
-//! sub-agent's own turn, whose prompt is the main agent's and not the user's
-//! request. (Layout checked on Claude Code 2.1.332:
-//! tests/fixtures/transcripts/claude-2.1.332-real-subagent*,
-//! tests/fixtures/captured/claude-2.1.332-subagentstop-stdin.json.)
+//! A sub-agent run in the foreground edits files and runs commands for the
+//! turn, but its records are not in the main transcript, so a turn whose
+//! sub-agent edited code and whose main agent then committed would show a
+//! commit with nothing changed before it. Each such transcript is read as
+//! the main one is (bounded, malformed lines skipped), and its actions take
+//! the sub-agent's place. A file that is missing or unreadable leaves the
+//! turn's actions marked incomplete: what the sub-agent did is then not
+//! known. A sub-agent not seen to finish during the turn may finish after
+//! it; its actions are not the turn's. A `SubagentStop` hook names the
+//! sub-agent's own transcript (`agent_transcript_path`): read as a
+//! sub-agent's, it gives the sub-agent's own turn, whose prompt is the main
+//! agent's and not the user's request.
+//!
+//! - Claude Code (`Agent`, `Task` in older versions): the call's result
+//!   names the agent (`toolUseResult.agentId`, `status: completed`); its
+//!   transcript is `<session>/subagents/agent-<id>.jsonl`, every line
+//!   `isSidechain`; its actions take the call's place. (Checked on 2.1.332:
+//!   tests/fixtures/transcripts/claude-2.1.332-real-subagent*,
+//!   tests/fixtures/captured/claude-2.1.332-subagentstop-stdin.json.)
+//! - Codex (`multi_agent` v1 and v2): the main rollout records the agent's
+//!   thread id when it is seen to finish; its rollout is
+//!   `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, in the main rollout's
+//!   day or one of the two newest days (the turn may cross midnight), and
+//!   its first line (`session_meta`) says `thread_source: subagent`; its
+//!   actions take the place where the main agent learned it finished.
+//!   (Checked on 0.171.0: tests/fixtures/transcripts/codex-0.171-real-subagent*,
+//!   tests/fixtures/captured/codex-0.171.0-subagentstop-stdin.json.)
 
 use super::claude::ClaudeScanner;
+use super::codex::CodexScanner;
 use super::collect::SubagentCall;
 use super::reader::{Gather, TurnReader};
+use super::{RecordScanner, TranscriptFormat};
 use crate::actions::{TurnActions, MAX_ACTIONS};
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Puts the actions of each sub-agent in `calls` in the place of its call,
-/// read from its transcript beside `main`; returns the bytes read.
-pub(crate) fn splice(main: &Path, actions: &mut TurnActions, calls: &[SubagentCall]) -> u64 {
+/// Puts the actions of each sub-agent in `calls` in its place, read from
+/// its transcript found from `main`'s; returns the bytes read.
+pub(crate) fn splice(
+    format: TranscriptFormat,
+    main: &Path,
+    actions: &mut TurnActions,
+    mut calls: Vec<SubagentCall>,
+) -> u64 {
     let mut bytes_read = 0;
-    // Each call's place among the main agent's own actions; the calls come
-    // newest first, so filling a later place moves no earlier one.
+    // Each call's place among the main agent's own actions, filled from
+    // the last place back, so that filling one moves no place still to fill.
+    calls.sort_by_key(|call| call.actions_after);
     let main_len = actions.actions.len();
     for call in calls {
         let Some(at) = main_len.checked_sub(call.actions_after) else {
             continue;
         };
-        let read = transcript_of(main, &call.agent_id).and_then(|path| read_actions(&path));
+        let path = match format {
+            TranscriptFormat::ClaudeCode => transcript_of(main, &call.agent_id),
+            TranscriptFormat::Codex => codex_rollout_of(main, &call.agent_id),
+            _ => None,
+        };
+        let read = path.and_then(|path| read_actions(format, &path));
         let Some((sub, bytes)) = read else {
             actions.complete = false;
             continue;
@@ -54,11 +79,28 @@ pub(crate) fn splice(main: &Path, actions: &mut TurnActions, calls: &[SubagentCa
     bytes_read
 }
 
-/// Whether `path` is a sub-agent's own transcript
-/// (`…/subagents/agent-<id>.jsonl`, the `agent_transcript_path` of a
-/// `SubagentStop` hook): its lines are all `isSidechain`, its first the
-/// prompt the main agent gave it.
-pub(crate) fn is_subagent_transcript(path: &Path) -> bool {
+/// The scanner of a sub-agent's own transcript at `path`, open as `file`
+/// (the `agent_transcript_path` of a `SubagentStop` hook), when it is one.
+pub(crate) fn scanner_of(
+    format: TranscriptFormat,
+    path: &Path,
+    file: &File,
+) -> Option<Box<dyn RecordScanner>> {
+    match format {
+        TranscriptFormat::ClaudeCode if is_claude_subagent_transcript(path) => {
+            Some(Box::new(ClaudeScanner::for_subagent()))
+        }
+        TranscriptFormat::Codex if is_codex_subagent_rollout(file) => {
+            Some(Box::new(CodexScanner::for_subagent()))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `path` is a Claude Code sub-agent's own transcript
+/// (`…/subagents/agent-<id>.jsonl`): its lines are all `isSidechain`, its
+/// first the prompt the main agent gave it.
+fn is_claude_subagent_transcript(path: &Path) -> bool {
     let named = |p: Option<&std::ffi::OsStr>, f: &dyn Fn(&str) -> bool| {
         p.and_then(|name| name.to_str()).is_some_and(f)
     };
@@ -68,27 +110,102 @@ pub(crate) fn is_subagent_transcript(path: &Path) -> bool {
         })
 }
 
-/// `<dir>/<session>/subagents/agent-<id>.jsonl` for the main transcript
-/// `<dir>/<session>.jsonl`; none for an id that is not a plain name.
-fn transcript_of(main: &Path, agent_id: &str) -> Option<PathBuf> {
-    let plain = !agent_id.is_empty()
+/// Whether the Codex rollout open as `file` is a sub-agent's: its first
+/// line, `session_meta`, says so (`thread_source: subagent`) in its first
+/// fields, before the long instructions. (The readers seek before they read.)
+fn is_codex_subagent_rollout(file: &File) -> bool {
+    const HEAD_BYTES: u64 = 8 * 1024;
+    let mut head = Vec::new();
+    if file.take(HEAD_BYTES).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let meta = super::json_prefix::parse_prefix(first_line);
+    let field = |pointer: &str| meta.as_ref().and_then(|m| m.pointer(pointer));
+    field("/type").and_then(|t| t.as_str()) == Some("session_meta")
+        && field("/payload/thread_source").and_then(|t| t.as_str()) == Some("subagent")
+}
+
+/// Whether a sub-agent's id is a plain name (nothing that could name
+/// another path).
+fn is_plain_id(agent_id: &str) -> bool {
+    !agent_id.is_empty()
         && agent_id.len() <= 64
         && agent_id
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    plain.then(|| {
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// `<dir>/<session>/subagents/agent-<id>.jsonl` for the main transcript
+/// `<dir>/<session>.jsonl`; none for an id that is not a plain name.
+fn transcript_of(main: &Path, agent_id: &str) -> Option<PathBuf> {
+    is_plain_id(agent_id).then(|| {
         main.with_extension("")
             .join("subagents")
             .join(format!("agent-{agent_id}.jsonl"))
     })
 }
 
+/// The rollout `rollout-<time>-<id>.jsonl` of Codex sub-agent `agent_id`:
+/// in the day directory of the main rollout `sessions/YYYY/MM/DD/…`, or in
+/// one of the two newest day directories under `sessions` (a session
+/// resumed on a later day, a turn across midnight); none for an id that is
+/// not a plain name.
+fn codex_rollout_of(main: &Path, agent_id: &str) -> Option<PathBuf> {
+    if !is_plain_id(agent_id) {
+        return None;
+    }
+    let suffix = format!("-{agent_id}.jsonl");
+    let main_day = main.parent()?;
+    let sessions = main_day.parent()?.parent()?.parent()?;
+    std::iter::once(main_day.to_path_buf())
+        .chain(newest_day_dirs(sessions, 2))
+        .find_map(|day| {
+            std::fs::read_dir(day).ok()?.flatten().find_map(|entry| {
+                let name = entry.file_name();
+                let name = name.to_str()?;
+                (name.starts_with("rollout-") && name.ends_with(&suffix)).then(|| entry.path())
+            })
+        })
+}
+
+/// The newest `count` day directories `YYYY/MM/DD` under `sessions`.
+fn newest_day_dirs(sessions: &Path, count: usize) -> Vec<PathBuf> {
+    let numbered_desc = |dir: &Path| -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) && p.is_dir()
+            })
+            .collect();
+        dirs.sort_unstable_by(|a, b| b.cmp(a));
+        dirs
+    };
+    let mut days = Vec::new();
+    for year in numbered_desc(sessions) {
+        for month in numbered_desc(&year) {
+            for day in numbered_desc(&month) {
+                days.push(day);
+                if days.len() == count {
+                    return days;
+                }
+            }
+        }
+    }
+    days
+}
+
 /// The actions of a sub-agent's transcript, and the bytes read.
-fn read_actions(path: &Path) -> Option<(TurnActions, u64)> {
+fn read_actions(format: TranscriptFormat, path: &Path) -> Option<(TurnActions, u64)> {
     let (file, metadata) = super::open::open_regular_file(path).ok()?;
+    let mut scanner = scanner_of(format, path, &file)?;
     let mut reader = TurnReader::new(path, 0, Gather::TextAndActions);
     reader
-        .read_lines_backwards(file, metadata.len(), &mut ClaudeScanner::for_subagent())
+        .read_lines_backwards(file, metadata.len(), scanner.as_mut())
         .ok()?;
     let (turn, stats, _) = reader.finish().ok()?;
     Some((turn.actions, stats.bytes_read))
@@ -110,17 +227,21 @@ mod tests {
 
     #[test]
     fn a_subagents_transcript_is_known_by_its_place() {
-        assert!(is_subagent_transcript(Path::new(
+        assert!(is_claude_subagent_transcript(Path::new(
             "/p/s1/subagents/agent-a1.jsonl"
         )));
-        assert!(!is_subagent_transcript(Path::new("/p/s1.jsonl")));
-        assert!(!is_subagent_transcript(Path::new("/p/agent-a1.jsonl")));
+        assert!(!is_claude_subagent_transcript(Path::new("/p/s1.jsonl")));
+        assert!(!is_claude_subagent_transcript(Path::new(
+            "/p/agent-a1.jsonl"
+        )));
     }
 
     #[test]
     fn an_id_that_is_no_plain_name_is_not_followed() {
         for id in ["", "../../etc/passwd", "a/b", "a.b", &"x".repeat(65)] {
             assert_eq!(transcript_of(Path::new("/p/s1.jsonl"), id), None, "{id}");
+            let main = Path::new("/h/sessions/2026/12/07/rollout-t-m.jsonl");
+            assert_eq!(codex_rollout_of(main, id), None, "{id}");
         }
     }
 }

@@ -80,18 +80,22 @@ fn fifo_is_refused_without_waiting_for_a_writer() {
     assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
     // Opening a FIFO for reading would wait for a writer forever; the reader
     // runs on its own thread so that a regression fails instead of hanging.
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = sender.send(last_turn_text(Gemini, &fifo, 1024));
-    });
-    let result = receiver
-        .recv_timeout(Duration::from_secs(60))
-        .expect("reader blocked on a FIFO");
-    let error = result.unwrap_err();
-    assert!(
-        matches!(error, TranscriptError::NotRegularFile { kind: "fifo", .. }),
-        "{error}"
-    );
+    // Every format: each may look at the file before reading it.
+    for format in TranscriptFormat::ALL {
+        let (sender, receiver) = mpsc::channel();
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = sender.send(last_turn(format, &fifo, 1024));
+        });
+        let result = receiver
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("the {format} reader blocked on a FIFO"));
+        let error = result.unwrap_err();
+        assert!(
+            matches!(error, TranscriptError::NotRegularFile { kind: "fifo", .. }),
+            "{format}: {error}"
+        );
+    }
 }
 
 #[test]
