@@ -3,7 +3,8 @@
 //! files that must be refused or read cheaply: missing, empty, directory,
 //! FIFO, device, 100 MB. The turn's actions: `transcripts/actions.rs`; its
 //! MCP tool calls: `transcripts/mcp.rs`; its sub-agents' actions:
-//! `transcripts/subagents.rs` (Claude Code), `transcripts/subagents_codex.rs`.
+//! `transcripts/subagents.rs` (Claude Code), `transcripts/subagents_codex.rs`,
+//! `transcripts/subagents_copilot.rs`.
 
 use guard::transcript::{last_turn, last_turn_text, last_turn_text_with_stats, TranscriptFormat};
 use std::fs;
@@ -24,6 +25,8 @@ mod refusals;
 mod subagents;
 #[path = "transcripts/subagents_codex.rs"]
 mod subagents_codex;
+#[path = "transcripts/subagents_copilot.rs"]
+mod subagents_copilot;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

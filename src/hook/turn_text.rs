@@ -7,7 +7,7 @@
 //! transcript's last turn may be an older one).
 
 use crate::adapter::AdapterSpec;
-use crate::event::Event;
+use crate::event::{Event, EventKind};
 use crate::transcript::{self, TranscriptError, TranscriptFormat};
 
 /// How many bytes of the payload's text must be found in the transcript's
@@ -26,7 +26,16 @@ pub fn fill(spec: &AdapterSpec, event: &mut Event, max_bytes: usize) -> Option<S
         .filter(|t| !t.is_empty());
     // Copilot CLI writes its transcript behind its hooks.
     transcript::wait_for_writer(format, &path, &event.raw, transcript::WRITER_WAIT);
-    match transcript::last_turn(format, &path, max_bytes) {
+    // A sub-agent's stop whose records share the main transcript reads
+    // that sub-agent's alone.
+    let agent = (event.kind == EventKind::SubagentStop)
+        .then(|| transcript::shared_transcript_agent(format, &event.raw))
+        .flatten();
+    let read = match agent {
+        Some(agent) => transcript::last_subagent_turn(format, &path, max_bytes, agent),
+        None => transcript::last_turn(format, &path, max_bytes),
+    };
+    match read {
         Ok(turn) => {
             let caught_up = match (&turn.text, payload) {
                 (_, None) => true,

@@ -269,7 +269,7 @@ pub fn last_turn_text_with_stats(
     path: &Path,
     max_bytes: usize,
 ) -> Result<(Option<String>, ReadStats), TranscriptError> {
-    read(format, path, max_bytes, Gather::Text).map(|(turn, stats)| (turn.text, stats))
+    read(format, path, max_bytes, Gather::Text, None).map(|(turn, stats)| (turn.text, stats))
 }
 
 /// The last turn in the transcript at `path`: its text (cut to its last
@@ -288,7 +288,35 @@ pub fn last_turn_with_stats(
     path: &Path,
     max_bytes: usize,
 ) -> Result<(LastTurn, ReadStats), TranscriptError> {
-    read(format, path, max_bytes, Gather::TextAndActions)
+    read(format, path, max_bytes, Gather::TextAndActions, None)
+}
+
+/// The sub-agent whose own turn a turn-end `payload` is about, when its
+/// records share the main transcript: Copilot CLI's `subagentStop` names it
+/// (`agentId`). (Claude Code and Codex name the sub-agent's own file.)
+pub fn shared_transcript_agent(format: TranscriptFormat, payload: &Value) -> Option<&str> {
+    match format {
+        TranscriptFormat::Copilot => payload.get("agentId").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// [`last_turn`] of sub-agent `agent_id` (see [`shared_transcript_agent`]):
+/// its own records only, from the task its parent gave it.
+pub fn last_subagent_turn(
+    format: TranscriptFormat,
+    path: &Path,
+    max_bytes: usize,
+    agent_id: &str,
+) -> Result<LastTurn, TranscriptError> {
+    read(
+        format,
+        path,
+        max_bytes,
+        Gather::TextAndActions,
+        Some(agent_id),
+    )
+    .map(|(turn, _)| turn)
 }
 
 fn read(
@@ -296,10 +324,15 @@ fn read(
     path: &Path,
     max_bytes: usize,
     gather: Gather,
+    agent: Option<&str>,
 ) -> Result<(LastTurn, ReadStats), TranscriptError> {
     let (file, metadata) = open::open_regular_file(path)?;
-    let mut scanner =
-        subagent::scanner_of(format, path, &file).unwrap_or_else(|| new_scanner(format));
+    let mut scanner: Box<dyn RecordScanner> = match (format, agent) {
+        (TranscriptFormat::Copilot, Some(agent)) => {
+            Box::new(copilot::CopilotScanner::for_agent(agent))
+        }
+        _ => subagent::scanner_of(format, path, &file).unwrap_or_else(|| new_scanner(format)),
+    };
     let mut reader = TurnReader::new(path, max_bytes, gather);
     let is_whole_file_json =
         format == TranscriptFormat::Gemini && path.extension().is_some_and(|ext| ext == "json");
