@@ -4,7 +4,7 @@
 //! FIFO, device, 100 MB. The turn's actions: `transcripts/actions.rs`; its
 //! MCP tool calls: `transcripts/mcp.rs`; its sub-agents' actions:
 //! `transcripts/subagents.rs` (Claude Code), `transcripts/subagents_codex.rs`,
-//! `transcripts/subagents_copilot.rs`.
+//! `transcripts/subagents_copilot.rs`, `transcripts/subagents_gemini.rs`.
 
 use guard::transcript::{last_turn, last_turn_text, last_turn_text_with_stats, TranscriptFormat};
 use std::fs;
@@ -27,6 +27,8 @@ mod subagents;
 mod subagents_codex;
 #[path = "transcripts/subagents_copilot.rs"]
 mod subagents_copilot;
+#[path = "transcripts/subagents_gemini.rs"]
+mod subagents_gemini;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -13,8 +13,12 @@
 //! `functionResponse` part: it is kept too, for when the `gemini` record was
 //! too long to be kept whole (a shell command with megabytes of output).
 //!
+//! A sub-agent's run is one `invoke_agent` call; its own calls are in its
+//! own file, whose actions take the call's place ([`super::subagent`]).
+//!
 //! (Layout checked on Gemini CLI 0.61.0:
-//! tests/fixtures/transcripts/gemini-0.61-real-actions.jsonl.)
+//! tests/fixtures/transcripts/gemini-0.61-real-actions.jsonl,
+//! gemini-0.61-real-subagent*.)
 
 use super::collect::{code_after, ToolResult};
 use super::turn::Turn;
@@ -30,6 +34,20 @@ const EDIT_TOOLS: &[(&str, &str)] = &[
     ("edit", "file_path"),
 ];
 
+/// The sub-agent tool: the sub-agent's own calls are in its own file
+/// ([`super::subagent`]).
+const SUBAGENT_TOOL: &str = "invoke_agent";
+
+/// The id of the sub-agent an `invoke_agent` call ran: its `agentId`, or
+/// (when the call has none: `experimental.adk.agentSessionSubagentEnabled`)
+/// the prefix of its activity ids (`<agentId>#<turn>-<call>`).
+fn subagent_id(call: &Value) -> Option<&str> {
+    call.get("agentId").and_then(Value::as_str).or_else(|| {
+        let activity = call.pointer("/resultDisplay/recentActivity/0/id")?;
+        activity.as_str()?.split_once('#').map(|(agent, _)| agent)
+    })
+}
+
 /// The calls of a `gemini` message, newest first.
 pub(crate) fn take_calls(record: &Value, turn: &mut Turn) {
     let calls = record.get("toolCalls").and_then(Value::as_array);
@@ -39,7 +57,13 @@ pub(crate) fn take_calls(record: &Value, turn: &mut Turn) {
         let args = call.get("args");
         let arg = |key: &str| args.and_then(|a| a.get(key)).and_then(Value::as_str);
         let inline = call_result(call, turn.is_partial());
-        if SHELL_TOOLS.contains(&name) {
+        if name == SUBAGENT_TOOL {
+            if call.get("status").and_then(Value::as_str) == Some("success") {
+                if let Some(agent) = subagent_id(call) {
+                    turn.actions.subagent(agent);
+                }
+            }
+        } else if SHELL_TOOLS.contains(&name) {
             if let Some(command) = arg("command") {
                 turn.actions.command(id, name, command, inline);
             }

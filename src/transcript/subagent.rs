@@ -27,15 +27,24 @@
 //!   actions take the place where the main agent learned it finished.
 //!   (Checked on 0.171.0: tests/fixtures/transcripts/codex-0.171-real-subagent*,
 //!   tests/fixtures/captured/codex-0.171.0-subagentstop-stdin.json.)
+//! - Gemini CLI (`invoke_agent`, 0.61.0): the call names the agent
+//!   (`agentId`, or its activity ids `<id>#…`); its session is
+//!   `chats/<parent session>/<id>.jsonl` beside the main one, its first line
+//!   saying `kind: subagent`; its actions take the call's place. Gemini has
+//!   no sub-agent stop hook. (tests/fixtures/transcripts/gemini-0.61-real-subagent*.)
+//!
+//! Copilot CLI writes a sub-agent's records into the main file
+//! ([`super::copilot`]).
 
 use super::claude::ClaudeScanner;
 use super::codex::CodexScanner;
 use super::collect::SubagentCall;
+use super::gemini::GeminiScanner;
 use super::reader::{Gather, TurnReader};
 use super::{RecordScanner, TranscriptFormat};
 use crate::actions::{TurnActions, MAX_ACTIONS};
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Puts the actions of each sub-agent in `calls` in its place, read from
@@ -58,6 +67,7 @@ pub(crate) fn splice(
         let path = match format {
             TranscriptFormat::ClaudeCode => transcript_of(main, &call.agent_id),
             TranscriptFormat::Codex => codex_rollout_of(main, &call.agent_id),
+            TranscriptFormat::Gemini => gemini_session_of(main, &call.agent_id),
             _ => None,
         };
         let read = path.and_then(|path| read_actions(format, &path));
@@ -90,8 +100,13 @@ pub(crate) fn scanner_of(
         TranscriptFormat::ClaudeCode if is_claude_subagent_transcript(path) => {
             Some(Box::new(ClaudeScanner::for_subagent()))
         }
-        TranscriptFormat::Codex if is_codex_subagent_rollout(file) => {
+        TranscriptFormat::Codex if first_line_says(file, "/payload/thread_source", "subagent") => {
             Some(Box::new(CodexScanner::for_subagent()))
+        }
+        // Its turn starts at its task, a user message, as the main one's;
+        // Gemini's reader takes no request from the transcript.
+        TranscriptFormat::Gemini if first_line_says(file, "/kind", "subagent") => {
+            Some(Box::<GeminiScanner>::default())
         }
         _ => None,
     }
@@ -110,20 +125,24 @@ fn is_claude_subagent_transcript(path: &Path) -> bool {
         })
 }
 
-/// Whether the Codex rollout open as `file` is a sub-agent's: its first
-/// line, `session_meta`, says so (`thread_source: subagent`) in its first
-/// fields, before the long instructions. (The readers seek before they read.)
-fn is_codex_subagent_rollout(file: &File) -> bool {
+/// Whether the first line of the transcript open as `file`, its metadata
+/// record, has `value` at `pointer` (a sub-agent's: Codex's `session_meta`
+/// `thread_source: subagent`, Gemini's `kind: subagent`), read from its
+/// first 8 KB (Codex's long instructions come after). The file is left at
+/// its start.
+fn first_line_says(mut file: &File, pointer: &str, value: &str) -> bool {
     const HEAD_BYTES: u64 = 8 * 1024;
     let mut head = Vec::new();
-    if file.take(HEAD_BYTES).read_to_end(&mut head).is_err() {
+    let read = file.take(HEAD_BYTES).read_to_end(&mut head);
+    if read.is_err() || file.seek(SeekFrom::Start(0)).is_err() {
         return false;
     }
     let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let meta = super::json_prefix::parse_prefix(first_line);
-    let field = |pointer: &str| meta.as_ref().and_then(|m| m.pointer(pointer));
-    field("/type").and_then(|t| t.as_str()) == Some("session_meta")
-        && field("/payload/thread_source").and_then(|t| t.as_str()) == Some("subagent")
+    meta.as_ref()
+        .and_then(|m| m.pointer(pointer))
+        .and_then(|v| v.as_str())
+        == Some(value)
 }
 
 /// Whether a sub-agent's id is a plain name (nothing that could name
@@ -167,6 +186,22 @@ fn codex_rollout_of(main: &Path, agent_id: &str) -> Option<PathBuf> {
                 (name.starts_with("rollout-") && name.ends_with(&suffix)).then(|| entry.path())
             })
         })
+}
+
+/// The session `chats/<parent session>/<id>.jsonl` of Gemini sub-agent
+/// `agent_id`, for the main session `chats/session-….jsonl` (whose file name
+/// holds only the start of its session id: each parent's directory is
+/// looked in); none for an id that is not a plain name.
+fn gemini_session_of(main: &Path, agent_id: &str) -> Option<PathBuf> {
+    if !is_plain_id(agent_id) {
+        return None;
+    }
+    let name = format!("{agent_id}.jsonl");
+    std::fs::read_dir(main.parent()?)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path().join(&name))
+        .find(|path| path.is_file())
 }
 
 /// The newest `count` day directories `YYYY/MM/DD` under `sessions`.
