@@ -1,7 +1,7 @@
 //! Pre-parses the built-in YAML files into JSON (`guard hook` is a new
 //! process on every event; serde_json reads the data several times faster
 //! than YAML), so that adding a built-in detector or agent is adding a file.
-//! Into `OUT_DIR`: `config.json`; `detectors.jsonl` and `adapters.jsonl`, a
+//! Into `OUT_DIR`: `config.json`, `command_kinds.json`; `detectors.jsonl` and `adapters.jsonl`, a
 //! line `["<stem>",<content>]` per file in name order; `*-heads.jsonl`, the
 //! part of each that a hook reads of all (Layer 1's keyword pass, with the
 //! keywords case-folded in one string; the conditions of the action rules;
@@ -98,6 +98,14 @@ fn main() {
     println!("cargo:rerun-if-changed=config.yaml");
     let config = yaml_to_json(Path::new("config.yaml")).to_string();
     write(&out.join("config.json"), &config);
+    // The command kinds (src/actions/kinds.rs), read on every turn end whose
+    // transcript shows a command.
+    let kinds = Path::new("src/actions/command_kinds.yaml");
+    println!("cargo:rerun-if-changed={}", kinds.display());
+    write(
+        &out.join("command_kinds.json"),
+        &yaml_to_json(kinds).to_string(),
+    );
     link_without_pie_when_asked();
 }
 

@@ -8,7 +8,8 @@
 #   judge        that judge's own process, alone
 #   bash+jq      the design article's Layer 1 as a bash hook (bench/reference-hook.sh)
 #   python       the same regex work in Python (bench/reference_hook.py)
-#   transcript   guard miss reading the turn from a 1 KB and a 100 MB transcript
+#   transcript   guard miss reading the turn from a 1 KB and a 100 MB transcript,
+#                and from a turn that edited a file and ran the tests (its actions)
 #   all five     a turn that hits all five turn-end detectors, judge taking 200 ms
 #   judge 200ms  that judge alone
 #
@@ -101,14 +102,29 @@ def payload(name, text, tpath):
                    "permission_mode": "default", "hook_event_name": "Stop",
                    "stop_hook_active": False, "last_assistant_message": text}, f)
 
+def transcript_with_actions(path, last):
+    # A turn that edited a file and ran the tests: Layer 1 reads its actions.
+    calls = [("t1", "Edit", {"file_path": "/w/src/parser.rs", "old_string": "a", "new_string": "b"}, "ok"),
+             ("t2", "Bash", {"command": "cargo test"}, "test result: ok. 12 passed")]
+    with open(path, "w") as f:
+        f.write(line("user", "Please tidy the parser.", 0))
+        for i, (id, name, args, result) in enumerate(calls):
+            f.write(json.dumps({"type": "assistant", "message": {"id": f"c{i}", "role": "assistant",
+                "content": [{"type": "tool_use", "id": id, "name": name, "input": args}]}}) + "\n")
+            f.write(json.dumps({"type": "user", "message": {"role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": id, "content": result, "is_error": False}]}}) + "\n")
+        f.write(line("assistant", last, 9))
+
 short = fill(QUIET, 400)
 transcript(f"{work}/t-miss.jsonl", 0, quiet4k)
+transcript_with_actions(f"{work}/t-miss-actions.jsonl", quiet4k)
 transcript(f"{work}/t-hit.jsonl", 0, hit4k)
 transcript(f"{work}/t-hit-utf8.jsonl", 0, hitutf8)
 transcript(f"{work}/t-all5.jsonl", 0, all5)
 transcript(f"{work}/t-1k.jsonl", 1024, short)
 transcript(f"{work}/t-100m.jsonl", 100 * 1024 * 1024, short)
 payload("miss.json", quiet4k, f"{work}/t-miss.jsonl")
+payload("miss-actions.json", quiet4k, f"{work}/t-miss-actions.jsonl")
 payload("hit.json", hit4k, f"{work}/t-hit.jsonl")
 payload("hit-utf8.json", hitutf8, f"{work}/t-hit-utf8.jsonl")
 payload("all5.json", all5, f"{work}/t-all5.jsonl")
@@ -137,6 +153,7 @@ check_path() { # name, payload, expected layer1 states (jq), expected judge runs
   fi
 }
 check_path "guard miss" miss.json '["miss","miss","miss","miss","miss"]' 0
+check_path "guard miss, turn with actions" miss-actions.json '["miss","miss","miss","miss","miss"]' 0
 check_path "transcript 100 MB" tx-100m.json '["miss","miss","miss","miss","miss"]' 0
 check_path "guard hit" hit.json '["miss","hit","miss","miss","miss"]' 1 --config "$work/judge-at-once.yaml"
 check_path "guard hit, non-ASCII" hit-utf8.json '["miss","hit","miss","miss","miss"]' 1 --config "$work/judge-at-once.yaml"
@@ -157,12 +174,14 @@ bash+jq reference${T}$work/miss.json${T}bash${T}$PWD/bench/reference-hook.sh
 python reference${T}$work/miss.json${T}python3${T}$PWD/bench/reference_hook.py
 guard miss, 1 KB transcript${T}$work/tx-1k.json${T}$GUARD${T}hook${T}claude-code
 guard miss, 100 MB transcript${T}$work/tx-100m.json${T}$GUARD${T}hook${T}claude-code
+guard miss, turn with an edit and a test${T}$work/miss-actions.json${T}$GUARD${T}hook${T}claude-code
 EOF
 if [ -n "${BASE_BIN:-}" ]; then
   cat >>"$work/fast.tsv" <<EOF
 before: guard miss${T}$work/miss.json${T}$BASE_BIN${T}hook${T}claude-code
 before: guard hit, judge at once${T}$work/hit.json${T}$BASE_BIN${T}--config${T}$work/judge-at-once.yaml${T}hook${T}claude-code
 before: guard hit, non-ASCII text${T}$work/hit-utf8.json${T}$BASE_BIN${T}--config${T}$work/judge-at-once.yaml${T}hook${T}claude-code
+before: guard miss, turn with an edit and a test${T}$work/miss-actions.json${T}$BASE_BIN${T}hook${T}claude-code
 EOF
 fi
 cat >"$work/slow.tsv" <<EOF
@@ -197,6 +216,7 @@ checks = [
     ("100 MB transcript / 1 KB transcript", m("guard miss, 100 MB transcript") / m("guard miss, 1 KB transcript"), "<= 1.2", lambda x: x <= 1.2),
     ("peak RSS on the Layer-1 path, MB", rows["guard miss"]["rss"] / 1024, "<= 10", lambda x: x <= 10),
     ("all five hit, judge 200 ms / one judgment", m("all five hit, judge 200 ms") / m("judge 200 ms, alone"), "<= 1.3", lambda x: x <= 1.3),
+    ("Layer-1 miss of a turn with an edit and a test / floor", m("guard miss, turn with an edit and a test") / m("floor"), "(for reference)", lambda x: True),
     ("hit with judge at once - the judge alone, ms", m("guard hit, judge at once") - m("judge at once, alone"), "< 5", lambda x: x < 5),
     ("the same, non-ASCII text, ms", m("guard hit, non-ASCII text") - m("judge at once, alone"), "(for reference)", lambda x: True),
 ]
@@ -205,6 +225,7 @@ if "before: guard miss" in rows:
         ("before: Layer-1 miss / floor", m("before: guard miss") / m("floor"), "(for reference)", lambda x: True),
         ("hit with judge at once, this build / before", m("guard hit, judge at once") / m("before: guard hit, judge at once"), "<= 1.0", lambda x: x <= 1.0),
         ("the same, non-ASCII text, this build / before", m("guard hit, non-ASCII text") / m("before: guard hit, non-ASCII text"), "(for reference)", lambda x: True),
+        ("the same miss with an edit and a test, this build / before", m("guard miss, turn with an edit and a test") / m("before: guard miss, turn with an edit and a test"), "(for reference)", lambda x: True),
         ("before: hit with judge at once - the judge alone, ms", m("before: guard hit, judge at once") - m("judge at once, alone"), "(for reference)", lambda x: True),
     ]
 print()

@@ -83,7 +83,9 @@ impl CommandKind {
 /// Commands longer than this are classified on their first bytes only.
 pub(crate) const CLASSIFY_BYTES: usize = 64 * 1024;
 
-const TABLE_YAML: &str = include_str!("command_kinds.yaml");
+/// `command_kinds.yaml`, pre-parsed into JSON by build.rs (serde_json reads
+/// it several times faster than YAML, on every turn end with a command).
+const TABLE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/command_kinds.json"));
 
 /// The table, as shell rules, with the kind of each rule id.
 #[derive(Debug, Default)]
@@ -99,7 +101,7 @@ pub fn classify_command(command: &str) -> Vec<CommandKind> {
     // The embedded table is validated by a test, not on the hook path (that
     // would compile every regex); should it ever fail to load, commands stay
     // unclassified rather than break the hook.
-    let table = TABLE.get_or_init(|| load(TABLE_YAML).unwrap_or_default());
+    let table = TABLE.get_or_init(|| load(TABLE_JSON).unwrap_or_default());
     let head = super::head(command, CLASSIFY_BYTES);
     let ids = shell::matching_rule_ids(head, &table.rules, &ShellContext::default());
     let mut kinds: Vec<CommandKind> = ids
@@ -126,8 +128,8 @@ struct TableFile {
 /// Reads the table: each condition becomes a shell rule whose id names its
 /// kind (`test#3`), so that the shell walker reports every kind it meets.
 /// Its regexes are compiled when first needed; [`validate`] checks them all.
-fn load(yaml: &str) -> Result<KindTable, String> {
-    let file: TableFile = serde_saphyr::from_str(yaml).map_err(|e| e.to_string())?;
+fn load(json: &str) -> Result<KindTable, String> {
+    let file: TableFile = serde_json::from_str(json).map_err(|e| e.to_string())?;
     let mut rules = Vec::new();
     let mut kind_of_rule = HashMap::new();
     for (name, conditions) in &file.kinds {
@@ -163,8 +165,8 @@ fn load(yaml: &str) -> Result<KindTable, String> {
 
 /// A table as [`load`] reads it, every rule checked (regexes compiled).
 #[cfg(test)]
-fn validate(yaml: &str) -> Result<KindTable, String> {
-    let table = load(yaml)?;
+fn validate(json: &str) -> Result<KindTable, String> {
+    let table = load(json)?;
     table.rules.validate().map_err(|e| e.to_string())?;
     Ok(table)
 }

@@ -6,7 +6,7 @@ use CommandKind::{Build, Commit, Deploy, FileWrite, Lint, Lookup, Push, Test};
 
 #[test]
 fn embedded_table_loads() {
-    let table = validate(TABLE_YAML).unwrap();
+    let table = validate(TABLE_JSON).unwrap();
     assert!(table.rules.rules.len() > 50);
     for kind in CommandKind::ALL {
         assert!(
@@ -204,14 +204,14 @@ fn kind_names_round_trip() {
 
 #[test]
 fn broken_tables_are_refused_with_the_reason() {
-    let unknown = validate("kinds:\n  tests: [{command: [x]}]\n").unwrap_err();
+    let unknown = validate(r#"{"kinds": {"tests": [{"command": ["x"]}]}}"#).unwrap_err();
     assert!(unknown.contains("unknown kind `tests`"), "{unknown}");
-    let catch_all = validate("kinds:\n  test: [{}]\n").unwrap_err();
+    let catch_all = validate(r#"{"kinds": {"test": [{}]}}"#).unwrap_err();
     assert!(
         catch_all.contains("would match every command"),
         "{catch_all}"
     );
-    let typo = validate("kinds:\n  test: [{comand: [x]}]\n").unwrap_err();
+    let typo = validate(r#"{"kinds": {"test": [{"comand": ["x"]}]}}"#).unwrap_err();
     assert!(typo.contains("comand"), "{typo}");
 }
 
