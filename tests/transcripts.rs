@@ -36,6 +36,14 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// A hook payload captured from a real CLI (tests/fixtures/captured/).
+fn captured_payload(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/captured")
+        .join(name);
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn read(format: TranscriptFormat, name: &str) -> Option<String> {
     last_turn_text(format, &fixture(name), 64 * 1024).unwrap()
 }

@@ -26,13 +26,12 @@ pub fn fill(spec: &AdapterSpec, event: &mut Event, max_bytes: usize) -> Option<S
         .filter(|t| !t.is_empty());
     // Copilot CLI writes its transcript behind its hooks.
     transcript::wait_for_writer(format, &path, &event.raw, transcript::WRITER_WAIT);
-    // A sub-agent's stop whose records share the main transcript reads
-    // that sub-agent's alone.
-    let agent = (event.kind == EventKind::SubagentStop)
-        .then(|| transcript::shared_transcript_agent(format, &event.raw))
+    // A sub-agent's stop reads the sub-agent's turn.
+    let subagent = (event.kind == EventKind::SubagentStop)
+        .then(|| transcript::subagent_turn(format, &event.raw, &path))
         .flatten();
-    let read = match agent {
-        Some(agent) => transcript::last_subagent_turn(format, &path, max_bytes, agent),
+    let read = match subagent {
+        Some(who) => transcript::last_subagent_turn(format, &path, max_bytes, who),
         None => transcript::last_turn(format, &path, max_bytes),
     };
     match read {

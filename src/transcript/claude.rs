@@ -81,7 +81,7 @@ impl ClaudeScanner {
     pub(crate) fn for_subagent() -> Self {
         ClaudeScanner {
             subagent: true,
-            agents: HashMap::new(),
+            ..ClaudeScanner::default()
         }
     }
 }

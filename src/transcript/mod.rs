@@ -69,6 +69,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
+pub use subagent::{subagent_turn, SubagentTurn};
 use turn::{Flow, Turn};
 
 /// Bytes read per step from the end of the file.
@@ -291,32 +292,15 @@ pub fn last_turn_with_stats(
     read(format, path, max_bytes, Gather::TextAndActions, None)
 }
 
-/// The sub-agent whose own turn a turn-end `payload` is about, when its
-/// records share the main transcript: Copilot CLI's `subagentStop` names it
-/// (`agentId`). (Claude Code and Codex name the sub-agent's own file.)
-pub fn shared_transcript_agent(format: TranscriptFormat, payload: &Value) -> Option<&str> {
-    match format {
-        TranscriptFormat::Copilot => payload.get("agentId").and_then(Value::as_str),
-        _ => None,
-    }
-}
-
-/// [`last_turn`] of sub-agent `agent_id` (see [`shared_transcript_agent`]):
-/// its own records only, from the task its parent gave it.
+/// [`last_turn`] of the sub-agent `who` (see [`subagent_turn`]): from the
+/// task its parent gave it, which is not the user's request.
 pub fn last_subagent_turn(
     format: TranscriptFormat,
     path: &Path,
     max_bytes: usize,
-    agent_id: &str,
+    who: SubagentTurn,
 ) -> Result<LastTurn, TranscriptError> {
-    read(
-        format,
-        path,
-        max_bytes,
-        Gather::TextAndActions,
-        Some(agent_id),
-    )
-    .map(|(turn, _)| turn)
+    read(format, path, max_bytes, Gather::TextAndActions, Some(who)).map(|(turn, _)| turn)
 }
 
 fn read(
@@ -324,14 +308,12 @@ fn read(
     path: &Path,
     max_bytes: usize,
     gather: Gather,
-    agent: Option<&str>,
+    subagent: Option<SubagentTurn>,
 ) -> Result<(LastTurn, ReadStats), TranscriptError> {
     let (file, metadata) = open::open_regular_file(path)?;
-    let mut scanner: Box<dyn RecordScanner> = match (format, agent) {
-        (TranscriptFormat::Copilot, Some(agent)) => {
-            Box::new(copilot::CopilotScanner::for_agent(agent))
-        }
-        _ => subagent::scanner_of(format, path, &file).unwrap_or_else(|| new_scanner(format)),
+    let mut scanner = match subagent {
+        Some(who) => subagent::scanner(format, who),
+        None => new_scanner(format),
     };
     let mut reader = TurnReader::new(path, max_bytes, gather);
     let is_whole_file_json =

@@ -22,29 +22,27 @@
 //! - Codex (`multi_agent` v1 and v2): the main rollout records the agent's
 //!   thread id when it is seen to finish; its rollout is
 //!   `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, in the main rollout's
-//!   day or one of the two newest days (the turn may cross midnight), and
-//!   its first line (`session_meta`) says `thread_source: subagent`; its
+//!   day or one of the two newest days (the turn may cross midnight); its
 //!   actions take the place where the main agent learned it finished.
 //!   (Checked on 0.171.0: tests/fixtures/transcripts/codex-0.171-real-subagent*,
 //!   tests/fixtures/captured/codex-0.171.0-subagentstop-stdin.json.)
 //! - Gemini CLI (`invoke_agent`, 0.61.0): the call names the agent
 //!   (`agentId`, or its activity ids `<id>#…`); its session is
-//!   `chats/<parent session>/<id>.jsonl` beside the main one, its first line
-//!   saying `kind: subagent`; its actions take the call's place. Gemini has
+//!   `chats/<parent session>/<id>.jsonl` beside the main one; its actions
+//!   take the call's place. Gemini has
 //!   no sub-agent stop hook. (tests/fixtures/transcripts/gemini-0.61-real-subagent*.)
 //!
 //! Copilot CLI writes a sub-agent's records into the main file
-//! ([`super::copilot`]).
+//! ([`super::copilot`]); its `subagentStop` reads them alone.
 
 use super::claude::ClaudeScanner;
 use super::codex::CodexScanner;
 use super::collect::SubagentCall;
-use super::gemini::GeminiScanner;
+use super::copilot::CopilotScanner;
 use super::reader::{Gather, TurnReader};
 use super::{RecordScanner, TranscriptFormat};
 use crate::actions::{TurnActions, MAX_ACTIONS};
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Puts the actions of each sub-agent in `calls` in its place, read from
@@ -89,26 +87,47 @@ pub(crate) fn splice(
     bytes_read
 }
 
-/// The scanner of a sub-agent's own transcript at `path`, open as `file`
-/// (the `agent_transcript_path` of a `SubagentStop` hook), when it is one.
-pub(crate) fn scanner_of(
+/// Whose turn a `SubagentStop` is about, as the agent records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubagentTurn<'a> {
+    /// The sub-agent's own transcript, the one read (Claude Code, Codex).
+    OwnTranscript,
+    /// The records of this agent in the main transcript (Copilot CLI).
+    Records(&'a str),
+}
+
+/// The sub-agent whose turn a `SubagentStop` `payload` asks for, when the
+/// transcript at `path` is read for it: Claude Code's own transcript
+/// (`…/subagents/agent-<id>.jsonl`) or Codex's (the payload's
+/// `agent_transcript_path`); Copilot CLI's records of the payload's
+/// `agentId`. None: the main agent's turn is read. Decided from the payload,
+/// not by looking into the file.
+pub fn subagent_turn<'a>(
     format: TranscriptFormat,
+    payload: &'a Value,
     path: &Path,
-    file: &File,
-) -> Option<Box<dyn RecordScanner>> {
-    match format {
-        TranscriptFormat::ClaudeCode if is_claude_subagent_transcript(path) => {
-            Some(Box::new(ClaudeScanner::for_subagent()))
+) -> Option<SubagentTurn<'a>> {
+    let field = |key: &str| payload.get(key).and_then(Value::as_str);
+    let own = match format {
+        TranscriptFormat::ClaudeCode => is_claude_subagent_transcript(path),
+        TranscriptFormat::Codex => field("agent_transcript_path").map(Path::new) == Some(path),
+        TranscriptFormat::Copilot => return field("agentId").map(SubagentTurn::Records),
+        _ => false,
+    };
+    own.then_some(SubagentTurn::OwnTranscript)
+}
+
+/// The scanner of sub-agent `who`'s turn.
+pub(crate) fn scanner(format: TranscriptFormat, who: SubagentTurn) -> Box<dyn RecordScanner> {
+    match (format, who) {
+        (TranscriptFormat::ClaudeCode, _) => Box::new(ClaudeScanner::for_subagent()),
+        (TranscriptFormat::Codex, _) => Box::new(CodexScanner::for_subagent()),
+        (TranscriptFormat::Copilot, SubagentTurn::Records(agent)) => {
+            Box::new(CopilotScanner::for_agent(agent))
         }
-        TranscriptFormat::Codex if first_line_says(file, "/payload/thread_source", "subagent") => {
-            Some(Box::new(CodexScanner::for_subagent()))
-        }
-        // Its turn starts at its task, a user message, as the main one's;
-        // Gemini's reader takes no request from the transcript.
-        TranscriptFormat::Gemini if first_line_says(file, "/kind", "subagent") => {
-            Some(Box::<GeminiScanner>::default())
-        }
-        _ => None,
+        // Gemini: its turn starts at its task, a user message, as the main
+        // one's; Gemini's reader takes no request from the transcript.
+        _ => super::new_scanner(format),
     }
 }
 
@@ -123,26 +142,6 @@ fn is_claude_subagent_transcript(path: &Path) -> bool {
         && named(path.parent().and_then(Path::file_name), &|dir| {
             dir == "subagents"
         })
-}
-
-/// Whether the first line of the transcript open as `file`, its metadata
-/// record, has `value` at `pointer` (a sub-agent's: Codex's `session_meta`
-/// `thread_source: subagent`, Gemini's `kind: subagent`), read from its
-/// first 8 KB (Codex's long instructions come after). The file is left at
-/// its start.
-fn first_line_says(mut file: &File, pointer: &str, value: &str) -> bool {
-    const HEAD_BYTES: u64 = 8 * 1024;
-    let mut head = Vec::new();
-    let read = file.take(HEAD_BYTES).read_to_end(&mut head);
-    if read.is_err() || file.seek(SeekFrom::Start(0)).is_err() {
-        return false;
-    }
-    let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
-    let meta = super::json_prefix::parse_prefix(first_line);
-    meta.as_ref()
-        .and_then(|m| m.pointer(pointer))
-        .and_then(|v| v.as_str())
-        == Some(value)
 }
 
 /// Whether a sub-agent's id is a plain name (nothing that could name
@@ -237,7 +236,7 @@ fn newest_day_dirs(sessions: &Path, count: usize) -> Vec<PathBuf> {
 /// The actions of a sub-agent's transcript, and the bytes read.
 fn read_actions(format: TranscriptFormat, path: &Path) -> Option<(TurnActions, u64)> {
     let (file, metadata) = super::open::open_regular_file(path).ok()?;
-    let mut scanner = scanner_of(format, path, &file)?;
+    let mut scanner = scanner(format, SubagentTurn::OwnTranscript);
     let mut reader = TurnReader::new(path, 0, Gather::TextAndActions);
     reader
         .read_lines_backwards(file, metadata.len(), scanner.as_mut())

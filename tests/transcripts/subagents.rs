@@ -166,10 +166,7 @@ fn two_subagents_take_their_places_and_an_unchecked_edit_is_seen() {
 /// gave it is no user's request.
 #[test]
 fn a_subagent_stop_is_read_from_the_subagents_own_transcript() {
-    let captured = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/captured/claude-2.1.332-subagentstop-stdin.json");
-    let mut payload: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(captured).unwrap()).unwrap();
+    let mut payload = captured_payload("claude-2.1.332-subagentstop-stdin.json");
     payload["transcript_path"] = fixture("claude-2.1.332-real-subagent.jsonl")
         .display()
         .to_string()

@@ -6,6 +6,7 @@
 
 use super::actions::summary;
 use super::*;
+use guard::transcript::{last_subagent_turn, SubagentTurn};
 
 const DAY: &str = "sessions/2026/12/07";
 const V1_MAIN: &str = "rollout-2026-12-07T09-27-18-01a24fd4-3aa3-7163-ac52-f999b36e8f6b.jsonl";
@@ -75,10 +76,7 @@ fn a_subagent_rollout_of_a_later_day_is_found() {
 /// gave it is no user's request.
 #[test]
 fn a_subagent_stop_is_read_from_the_subagents_own_rollout() {
-    let captured = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/captured/codex-0.171.0-subagentstop-stdin.json");
-    let mut payload: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(captured).unwrap()).unwrap();
+    let mut payload = captured_payload("codex-0.171.0-subagentstop-stdin.json");
     payload["transcript_path"] = recording("", V1_MAIN).display().to_string().into();
     payload["agent_transcript_path"] = recording("", V1_SUB).display().to_string().into();
     let spec = guard::adapter::builtin("codex").unwrap().unwrap();
@@ -94,8 +92,10 @@ fn a_subagent_stop_is_read_from_the_subagents_own_rollout() {
 #[test]
 fn a_main_rollout_is_not_read_as_a_subagents() {
     // Read as the main agent's, the sub-agent's rollout would take its
-    // task for the user's request; read whole, it is the sub-agent's turn.
-    let turn = last_turn(Codex, &recording("", V1_SUB), 4096).unwrap();
+    // task for the user's request; read as a sub-agent's (what its
+    // SubagentStop payload asks for), it is the sub-agent's turn.
+    let sub = recording("", V1_SUB);
+    let turn = last_subagent_turn(Codex, &sub, 4096, SubagentTurn::OwnTranscript).unwrap();
     assert_eq!(turn.prompt, None);
     assert_eq!(summary(&turn), sub_agent_actions());
     let main = last_turn(Codex, &recording("", V1_MAIN), 4096).unwrap();

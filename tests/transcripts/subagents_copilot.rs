@@ -35,11 +35,7 @@ fn the_main_turn_has_the_subagents_actions_but_not_its_messages() {
 
 /// The captured payload with its transcript at the recording.
 fn payload(name: &str) -> serde_json::Value {
-    let captured = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/captured")
-        .join(name);
-    let mut payload: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(captured).unwrap()).unwrap();
+    let mut payload = captured_payload(name);
     payload["transcriptPath"] = fixture(RECORDING).display().to_string().into();
     payload
 }
