@@ -7,7 +7,9 @@
 //! keywords case-folded in one string; the conditions of the action rules;
 //! agent detection); `*-gates.jsonl`,
 //! the literal gates of the signals and bypasses (the text's and the
-//! request's), encoded by the engine's own `src/pattern/gate.rs`.
+//! request's), encoded by the engine's own `src/pattern/gate.rs`;
+//! `detectors-judgments.jsonl`, the part of each detector a judgment reads
+//! (for a detector that joins a whole-turn judgment without its patterns).
 //! A built-in pattern or action rule may be `{id, same_as: <file stem>}`:
 //! the entry of the same id in that file, copied here
 //! (`src/detector/same_as.rs`).
@@ -31,6 +33,8 @@ use std::path::{Path, PathBuf};
 const HEADS: [(&str, &str); 2] = [("detectors", DETECTOR), ("adapters", ADAPTER)];
 const DETECTOR: &str = "name events tools keywords actions";
 const ADAPTER: &str = "name aliases detect priority event_field event_rules default_event";
+/// The keys of a detector a judgment reads (`LoadedHead::judgment_part`).
+const JUDGMENT: &str = "name events judge on_violation reason";
 const SEPARATOR: char = '\x7F'; // Between a head's keywords: builtin::KEYWORD_SEPARATOR.
 
 fn main() {
@@ -38,6 +42,7 @@ fn main() {
     for (dir, head_keys) in HEADS {
         println!("cargo:rerun-if-changed={dir}");
         let (mut entries, mut heads, mut gates) = (String::new(), String::new(), String::new());
+        let mut judgments = String::new();
         let files: Vec<(String, Value)> = yaml_files(Path::new(dir))
             .into_iter()
             .map(|path| {
@@ -87,11 +92,19 @@ fn main() {
                 "request_bypasses": gates_of("request_bypasses"),
             });
             gates.push_str(&format!("{}\n", json!([stem, lists])));
+            let mut judgment: Map<String, Value> = (JUDGMENT.split(' '))
+                .filter_map(|k| Some((k.to_string(), value.get(k)?.clone())))
+                .collect();
+            judgment.insert("keywords".into(), json!([]));
+            judgments.push_str(&format!("{}\n", json!([stem, judgment])));
             entries.push_str(&format!("{}\n", json!([stem, value])));
         }
         write(&out.join(format!("{dir}.jsonl")), &entries);
         write(&out.join(format!("{dir}-heads.jsonl")), &heads);
         write(&out.join(format!("{dir}-gates.jsonl")), &gates);
+        if dir == "detectors" {
+            write(&out.join("detectors-judgments.jsonl"), &judgments);
+        }
     }
     println!("cargo:rerun-if-changed=src/pattern/gate.rs");
     println!("cargo:rerun-if-changed=src/detector/same_as.rs");

@@ -139,14 +139,14 @@ PY
 
 # Checks that each guard row takes the path it claims (from the decision log).
 last_record() { tail -n 1 "$XDG_STATE_HOME"/guard/logs/decisions-*.jsonl; }
-check_path() { # name, payload, expected layer1 states (jq), expected judge runs, config...
+check_path() { # name, payload, expected layer1 states (jq), expected judgments (a regex), config...
   local name=$1 payload=$2 want=$3 judged=$4; shift 4
   "$GUARD" "$@" hook claude-code <"$work/$payload" >/dev/null
   local got
   got=$(last_record | jq -c '[.detectors[] | .layer1]')
   local runs
   runs=$(last_record | jq '[.detectors[] | select(.judge.outcome != "skipped")] | length')
-  if [ "$got" != "$want" ] || [ "$runs" != "$judged" ]; then
+  if [ "$got" != "$want" ] || ! [[ "$runs" =~ ^($judged)$ ]]; then
     echo "$name: expected Layer 1 $want with $judged judgment(s), got $got with $runs" >&2
     last_record >&2
     exit 1
@@ -155,12 +155,13 @@ check_path() { # name, payload, expected layer1 states (jq), expected judge runs
 check_path "guard miss" miss.json '["miss","miss","miss","miss","miss"]' 0
 check_path "guard miss, turn with actions" miss-actions.json '["miss","miss","miss","miss","miss"]' 0
 check_path "transcript 100 MB" tx-100m.json '["miss","miss","miss","miss","miss"]' 0
-check_path "guard hit" hit.json '["miss","hit","miss","miss","miss"]' 1 --config "$work/judge-at-once.yaml"
-check_path "guard hit, non-ASCII" hit-utf8.json '["miss","hit","miss","miss","miss"]' 1 --config "$work/judge-at-once.yaml"
+# A hit judges the whole turn: the four detectors that missed join its one call.
+check_path "guard hit" hit.json '["miss","hit","miss","miss","miss"]' 5 --config "$work/judge-at-once.yaml"
+check_path "guard hit, non-ASCII" hit-utf8.json '["miss","hit","miss","miss","miss"]' 5 --config "$work/judge-at-once.yaml"
 check_path "all five" all5.json '["hit","hit","hit","hit","hit"]' 5 --config "$work/judge-200ms.yaml"
 if [ -n "${BASE_BIN:-}" ]; then
   GUARD=$BASE_BIN check_path "before: guard miss" miss.json '["miss","miss","miss","miss","miss"]' 0
-  GUARD=$BASE_BIN check_path "before: guard hit" hit.json '["miss","hit","miss","miss","miss"]' 1 --config "$work/judge-at-once.yaml"
+  GUARD=$BASE_BIN check_path "before: guard hit" hit.json '["miss","hit","miss","miss","miss"]' '1|5' --config "$work/judge-at-once.yaml"
 fi
 
 T=$'\t'

@@ -48,6 +48,16 @@ pub fn pattern_gates() -> impl Iterator<Item = Embedded> {
     )))
 }
 
+/// The part of each built-in detector that a judgment reads (name, events,
+/// judge, on_violation, reason; no keywords, no patterns), in the order of
+/// [`detectors`].
+pub fn detector_judgments() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(
+        env!("OUT_DIR"),
+        "/detectors-judgments.jsonl"
+    )))
+}
+
 /// Each built-in adapter, in file-name order.
 pub fn adapters() -> impl Iterator<Item = Embedded> {
     lines(include_str!(concat!(env!("OUT_DIR"), "/adapters.jsonl")))

@@ -153,6 +153,10 @@ pub struct DetectorReport {
     pub name: String,
     /// Layer 1's result.
     pub layer1: Layer1,
+    /// Judged with the turn although its Layer 1 missed: another detector
+    /// hit on the same turn end (`judge.whole_turn`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
     /// The keywords that hit (lowercased).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,

@@ -309,6 +309,7 @@ fn verdict(decision: Decision, with_message: bool) -> Verdict {
         } else {
             Layer1::Hit
         },
+        joined: false,
         keywords: Vec::new(),
         signals: Vec::new(),
         bypasses: Vec::new(),

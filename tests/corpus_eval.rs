@@ -141,19 +141,29 @@ fn the_whole_pipeline_with_an_oracle_judge() {
     let path = corpus("turn-end.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     // The judge answers "violation" for a detector exactly on the texts
-    // labeled to block for it, recognised by the last characters of their
-    // last line (the judge reads wrapped lines joined).
+    // labeled to block for it, each recognised by the end of a line of its
+    // last 3000 bytes that no other text holds (the judge reads wrapped
+    // lines joined, and with the whole-turn judgment it is asked about
+    // every detector of a turn, so a shared ending would answer for two).
+    let cases: Vec<_> = corpus::parse(&path, &text)
+        .unwrap()
+        .into_iter()
+        .filter_map(|case| match case {
+            Case::TurnEnd(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    let all: Vec<&str> = cases.iter().map(|c| c.text.as_str()).collect();
     let mut rules = Vec::new();
-    for case in corpus::parse(&path, &text).unwrap() {
-        let Case::TurnEnd(c) = case else { continue };
-        let trimmed = c.text.trim_end();
-        let trimmed = trimmed.rsplit('\n').next().unwrap_or(trimmed).trim_start();
-        let mut start = trimmed.len().saturating_sub(60);
-        while !trimmed.is_char_boundary(start) {
-            start += 1;
-        }
+    for c in cases.iter().filter(|c| !c.must_block.is_empty()) {
+        let lines = || guard::engine::tail(&c.text, 3000).lines().map(str::trim);
+        let key = (lines().map(|l| guard::engine::tail(l, 60)))
+            .chain(lines())
+            .filter(|k| k.len() >= 12)
+            .find(|k| all.iter().filter(|t| t.contains(k)).count() == 1)
+            .unwrap_or_else(|| panic!("{}: no line of its own", c.id));
         for d in &c.must_block {
-            rules.push(json!({"detector": d, "contains": &trimmed[start..], "fields": {"new_proposal": true, "verification_reported": false}}));
+            rules.push(json!({"detector": d, "contains": key, "fields": {"new_proposal": true, "verification_reported": false}}));
         }
     }
     let answers = sb.write(

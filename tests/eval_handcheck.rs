@@ -10,10 +10,14 @@
 //!   s2 hits but is bypassed ("as you asked"), the rest miss: pass-through 1.
 //!
 //! End to end with the `none` judge and `failure.stop: block`, a detector
-//! blocks exactly its Layer-1 hits, each a failed judgment:
+//! blocks exactly its Layer-1 hits, each a failed judgment; a turn end one
+//! detector hit is judged for the other too (the whole turn), and that
+//! failed judgment leaves the other allowed:
 //! - t-commit: TP c1 c4 b1, FN c2 c5, FP c6, TN 5: precision 3/4, recall
-//!   3/5, F1 2·0.75·0.6/1.35 = 2/3; 4 judge failures.
-//! - t-scope: TP 3, TN 8: precision = recall = F1 = 1; 3 judge failures.
+//!   3/5, F1 2·0.75·0.6/1.35 = 2/3; 6 judge failures (its 4 hits, and s1
+//!   s3 with the turn).
+//! - t-scope: TP 3, TN 8: precision = recall = F1 = 1; 6 judge failures
+//!   (its 3 hits, and c1 c4 c6 with the turn).
 //! - together: labeled block c1 c2 c4 c5 s1 s3 b1, blocked c1 c4 c6 s1 s3
 //!   b1: TP 5, FP 1 (c6), FN 2 (c2 c5), TN 3 (c3 s2 n1).
 //!
@@ -150,7 +154,7 @@ fn end_to_end_figures_equal_the_hand_count() {
     };
     assert_eq!(counts(e), [3, 1, 2, 5]);
     assert!(close(&e["precision"], 0.75) && close(&e["recall"], 0.6) && close(&e["f1"], 2.0 / 3.0));
-    assert_eq!(e["judge_failures"], 4);
+    assert_eq!(e["judge_failures"], 6);
     let wrong: Vec<(String, String)> = e["wrong"]
         .as_array()
         .unwrap()
@@ -174,6 +178,7 @@ fn end_to_end_figures_equal_the_hand_count() {
     let s = &detector(&r, "t-scope")["end_to_end"];
     assert_eq!(counts(s), [3, 0, 0, 8]);
     assert!(close(&s["f1"], 1.0));
+    assert_eq!(s["judge_failures"], 6);
     assert_eq!(counts(&r["overall"]), [5, 1, 2, 3]);
     assert_eq!(
         r["overall"]["judge_failures"], 6,
@@ -313,7 +318,7 @@ fn the_text_report_names_the_figures_and_the_wrong_ids() {
         "{text}"
     );
     assert!(
-        text.contains("precision 0.750  recall 0.600  F1 0.667  (cases with a failed judgment: 4)"),
+        text.contains("precision 0.750  recall 0.600  F1 0.667  (cases with a failed judgment: 6)"),
         "{text}"
     );
     assert!(

@@ -228,6 +228,8 @@ fn script_config(dump: &std::path::Path, proposal: bool, extra: &str) -> guard::
     config.judge.backend = "command".into();
     config.judge.command = vec!["sh".into(), "-c".into(), script];
     config.judge.cache_ttl_s = 0;
+    // The script answers for commit-before-verification alone.
+    config.judge.whole_turn = false;
     config
 }
 

@@ -114,6 +114,9 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
     let mut shared = Vec::new();
     for d in &verdict.detectors {
         println!("\n[{}] layer 1: {:?}", d.name, d.layer1);
+        if d.joined {
+            println!("  judged with the turn: another detector hit (judge.whole_turn)");
+        }
         if !d.keywords.is_empty() {
             println!("  keywords: {}", d.keywords.join(", "));
         }
@@ -128,7 +131,7 @@ pub fn run(args: CheckArgs, config_path: Option<PathBuf>) -> u8 {
             .find(|l| l.spec.name == d.name)
             .and_then(|l| l.spec.judge.as_ref())
         {
-            if d.layer1 == guard::verdict::Layer1::Hit && !args.no_judge {
+            if (d.layer1 == guard::verdict::Layer1::Hit || d.joined) && !args.no_judge {
                 if !d.judge.shared_with.is_empty() {
                     println!(
                         "  judge prompt: one call with {} (shown below)",

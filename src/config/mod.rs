@@ -72,6 +72,9 @@ pub struct JudgeConfig {
     /// Judge every detector that hit on one text in one call (one envelope,
     /// one answer with a section per detector); `false`: one call each.
     pub combine: bool,
+    /// With `combine`: a turn end that goes to the judge is also judged by
+    /// the turn-end detectors whose Layer 1 missed, in the same call.
+    pub whole_turn: bool,
 }
 
 impl Default for JudgeConfig {
@@ -86,6 +89,7 @@ impl Default for JudgeConfig {
             max_output_bytes: 1024 * 1024,
             cache_ttl_s: 24 * 3600,
             combine: true,
+            whole_turn: true,
         }
     }
 }

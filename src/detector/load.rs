@@ -243,6 +243,32 @@ impl LoadedHead {
     }
 }
 
+impl LoadedHead {
+    /// What a judgment of the detector reads: its name, events, judge
+    /// section (with the config's `verification`), `on_violation` and
+    /// `reason`, without its keywords, patterns or rules. For a detector
+    /// that joins a whole-turn judgment: its Layer 1 does not run, and a
+    /// built-in detector's patterns are most of its reading.
+    pub fn judgment_part(&self) -> Result<LoadedDetector, DetectorError> {
+        let mut spec: DetectorSpec = match &self.source {
+            HeadSource::Builtin(stem) => {
+                let (_, json) = crate::builtin::detector_judgments()
+                    .find(|(s, _)| s == stem)
+                    .ok_or_else(|| DetectorError::Unknown(stem.to_string()))?;
+                from_json(stem, json)?
+            }
+            HeadSource::Parsed(spec) => (**spec).clone(),
+        };
+        if let (Some(v), Some(judge)) = (self.verification, spec.judge.as_mut()) {
+            judge.verification = v;
+        }
+        Ok(LoadedDetector {
+            spec,
+            mode: self.mode,
+        })
+    }
+}
+
 /// A detector as the engine holds it: by its head until its keywords hit,
 /// then by its whole spec.
 // A full detector is bigger than a head, but a hook holds only a handful of

@@ -51,3 +51,31 @@ fn every_embedded_gate_is_its_patterns() {
     }
     assert!(checked > 100, "{checked}");
 }
+
+/// A built-in detector's judgment part is its full spec's name, events,
+/// judge, `on_violation` and `reason`, the config's `verification` applied.
+#[test]
+fn every_judgment_part_is_its_detectors_judgment() {
+    let mut cfg = crate::config::builtin(None);
+    let name = "commit-before-verification";
+    cfg.detectors.entry(name.into()).or_default().verification =
+        Some(super::super::VerificationSource::Observed);
+    let (heads, _) = heads_lenient(&cfg).unwrap();
+    assert!(heads.len() >= 5);
+    for head in heads {
+        let part = head.judgment_part().unwrap();
+        let full = head.read().unwrap();
+        let (p, f) = (&part.spec, &full.spec);
+        assert_eq!(
+            (&p.name, &p.events, &p.on_violation, &p.reason, part.mode),
+            (&f.name, &f.events, &f.on_violation, &f.reason, full.mode)
+        );
+        assert_eq!(
+            format!("{:?}", p.judge),
+            format!("{:?}", f.judge),
+            "{}",
+            p.name
+        );
+        assert!(p.signals.is_empty() && p.keywords.is_empty());
+    }
+}

@@ -6,6 +6,7 @@ use super::*;
 use crate::actions::{Action, CommandRun, FileEdit, Outcome, TurnActions};
 use crate::config::{self, LoadOptions};
 use crate::detector::load;
+use crate::event::EventKind;
 
 fn config() -> Config {
     let opts = LoadOptions {

@@ -12,7 +12,6 @@ mod keyword_index;
 mod layer1;
 mod soft_wraps;
 
-use decide::reason;
 pub use decide::{combine, fit};
 use evidence::with_computed;
 pub use layer1::{Layer1Index, Layer1Result, Matches};
@@ -20,10 +19,10 @@ pub use layer1::{Layer1Index, Layer1Result, Matches};
 use crate::config::{Config, Mode};
 use crate::detector::load::{Detector, DetectorError, LoadedDetector, LoadedHead};
 use crate::detector::{JudgeSpec, TurnEvidence};
-use crate::event::{Event, EventKind};
+use crate::event::Event;
 use crate::judge::{self, JudgeContext, JudgeRequest};
 use crate::shell::{ShellAction, ShellContext};
-use crate::verdict::{Decision, DetectorReport, JudgeOutcome, JudgeReport, Layer1, Verdict};
+use crate::verdict::{JudgeReport, Layer1, Verdict};
 use std::path::Path;
 use std::time::Instant;
 
@@ -244,14 +243,37 @@ impl Engine {
         keyword_hits: Vec<Vec<String>>,
     ) -> Verdict {
         let results = self.layer1_hits(event, text, &opts.shell, keyword_hits);
-        let needs_judge = |r: &Layer1Result| {
+        let hit = |r: &Layer1Result| {
             r.layer1 == Layer1::Hit
                 && self.judge_spec(r.index).is_some()
                 && r.shell
                     .as_ref()
                     .is_none_or(|m| m.action == ShellAction::Ask)
         };
-        let pending: Vec<&Layer1Result> = results.iter().filter(|r| needs_judge(r)).collect();
+        // Whole-turn judgment (`judge.whole_turn`): a turn end that goes to
+        // the judge is asked, in the same call, about the turn-end detectors
+        // whose Layer 1 missed (not those a bypass cleared). The call is made
+        // anyway; a violation one detector's words missed is seen where
+        // another's hit.
+        let whole_turn = config.judge.whole_turn
+            && config.judge.combine
+            && event.kind.is_turn_end()
+            && results.iter().any(hit);
+        let reads: Vec<(usize, LoadedDetector)> = if whole_turn {
+            self.read_missed(&results)
+        } else {
+            Vec::new()
+        };
+        let full = |i: usize| {
+            self.detectors[i]
+                .full()
+                .or_else(|| reads.iter().find(|(j, _)| *j == i).map(|(_, d)| d))
+        };
+        let spec_of = |i: usize| full(i).and_then(|d| d.spec.judge.as_ref());
+        let joined =
+            |r: &Layer1Result| whole_turn && r.layer1 == Layer1::Miss && spec_of(r.index).is_some();
+        let judged = |r: &Layer1Result| hit(r) || joined(r);
+        let pending: Vec<&Layer1Result> = results.iter().filter(|r| judged(r)).collect();
         let mut reports: Vec<JudgeReport> = Vec::new();
         if opts.use_judge && !pending.is_empty() {
             // A shell rule's ask reaches the judge with the rule and its concern.
@@ -276,7 +298,7 @@ impl Engine {
                 .iter()
                 .zip(&texts)
                 .filter_map(|(r, text)| {
-                    self.judge_spec(r.index).map(|spec| JudgeRequest {
+                    spec_of(r.index).map(|spec| JudgeRequest {
                         detector: self.detectors[r.index].name(),
                         spec,
                         text,
@@ -293,13 +315,15 @@ impl Engine {
         let mut reports = reports.into_iter();
         // The turn's evidence for computed fields: read once, when needed.
         let mut evidence: Option<Option<TurnEvidence>> = None;
+        let failure = fit(event.kind, config.failure_for(event.kind));
         let mut detectors = Vec::new();
         for r in results {
-            let judge = if needs_judge(&r) && opts.use_judge {
+            let is_joined = joined(&r);
+            let judge = if judged(&r) && opts.use_judge {
                 let report = reports
                     .next()
                     .unwrap_or_else(|| JudgeReport::failed("the judge returned no report"));
-                match self.judge_spec(r.index) {
+                match spec_of(r.index) {
                     Some(spec) if !spec.computed.is_empty() => {
                         let evidence = *evidence.get_or_insert_with(|| {
                             self.evidence
@@ -312,7 +336,14 @@ impl Engine {
             } else {
                 JudgeReport::skipped()
             };
-            detectors.push(self.report(event.kind, config, r, judge));
+            detectors.push(decide::report(
+                detector_of(&self.detectors[r.index], full(r.index)),
+                event.kind,
+                failure,
+                r,
+                judge,
+                is_joined,
+            ));
         }
         combine(detectors)
     }
@@ -322,49 +353,28 @@ impl Engine {
         self.detectors[index].full()?.spec.judge.as_ref()
     }
 
-    fn report(
-        &self,
-        kind: EventKind,
-        config: &Config,
-        r: Layer1Result,
-        judge: JudgeReport,
-    ) -> DetectorReport {
-        let d = &self.detectors[r.index];
-        let failure = fit(kind, config.failure_for(kind));
-        let spec = d.full().map(|f| &f.spec);
-        let verdict = match (&r.layer1, &r.shell, spec) {
-            (Layer1::Miss | Layer1::Bypass, _, _) => Decision::Allow,
-            (Layer1::Hit, _, None) => failure,
-            (Layer1::Hit, Some(m), _) if m.action == ShellAction::Deny => fit(kind, Decision::Deny),
-            (Layer1::Hit, Some(_), Some(s)) if s.judge.is_none() => failure,
-            (Layer1::Hit, _, Some(s)) => match judge.outcome {
-                JudgeOutcome::Violation => fit(
-                    kind,
-                    s.on_violation.unwrap_or(if kind.is_gate() {
-                        Decision::Ask
-                    } else {
-                        Decision::Block
-                    }),
-                ),
-                JudgeOutcome::Allow => Decision::Allow,
-                JudgeOutcome::Fail | JudgeOutcome::Skipped => failure,
-            },
-        };
-        let reason = (verdict != Decision::Allow)
-            .then(|| reason(spec.map_or("", |s| s.reason.as_str()), &r, &judge));
-        let mut keywords = r.keywords;
-        keywords.truncate(8);
-        DetectorReport {
-            name: d.name().to_string(),
-            layer1: r.layer1,
-            keywords,
-            signals: r.signals,
-            bypasses: r.bypasses,
-            judge,
-            verdict,
-            mode: (d.mode() == Mode::Shadow).then(|| "shadow".to_string()),
-            reason,
-        }
+    /// What a judgment reads of the detectors Layer 1 missed that are
+    /// known by their heads only (for a whole-turn judgment); one that
+    /// cannot be read is left out.
+    fn read_missed(&self, results: &[Layer1Result]) -> Vec<(usize, LoadedDetector)> {
+        results
+            .iter()
+            .filter(|r| r.layer1 == Layer1::Miss)
+            .filter_map(|r| match &self.detectors[r.index] {
+                Detector::Head(h) => h.judgment_part().ok().map(|d| (r.index, d)),
+                Detector::Full(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// What a detector's report needs of it: its name, mode and, when read,
+/// its spec.
+fn detector_of<'a>(d: &'a Detector, full: Option<&'a LoadedDetector>) -> decide::Subject<'a> {
+    decide::Subject {
+        name: d.name(),
+        shadow: d.mode() == Mode::Shadow,
+        spec: full.map(|f| &f.spec),
     }
 }
 

@@ -44,8 +44,13 @@ fn confusion(out: &mut String, indent: &str, c: &Confusion, heldout: bool) {
 }
 
 fn turn_line(t: &TurnFigures) -> String {
+    // The turns only a whole-turn judgment caught, when there are any.
+    let joined = match t.caught_joined {
+        0 => String::new(),
+        n => format!(", {n} by the whole turn"),
+    };
     format!(
-        "recall {} ({}/{})  pass-through {} ({}/{})  let through by a bypass {}",
+        "recall {} ({}/{}{joined})  pass-through {} ({}/{})  let through by a bypass {}",
         fig(t.recall),
         t.caught,
         t.block_turns,

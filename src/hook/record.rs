@@ -178,6 +178,7 @@ mod tests {
         crate::engine::combine(vec![DetectorReport {
             name: "commit-before-verification".into(),
             layer1: Layer1::Hit,
+            joined: false,
             keywords: Vec::new(),
             signals: Vec::new(),
             bypasses: Vec::new(),
