@@ -222,6 +222,42 @@ fn loop_guard_releases_after_max_blocks_and_counts_per_turn() {
     assert_eq!(run("p4", false)["decision"], "block");
 }
 
+/// Copilot CLI 1.0.102 gives a sub-agent whose `subagentStop` was blocked
+/// another turn with the reason, then fires `subagentStop` again with
+/// `stop_hook_active: true` (captured), with no cap of its own (a hook that
+/// always blocks made 348 re-turns in 180 s): the loop guard ends it.
+#[test]
+fn the_loop_guard_ends_a_copilot_subagent_blocked_again_and_again() {
+    let sb = Sandbox::new();
+    let cfg = sb.test_config(
+        "judge: {backend: none}\nfailure: {subagent_stop: block}\nloop_guard: {max_blocks: 2}\n",
+    );
+    let payload = |name: &str| {
+        let mut p: Value = serde_json::from_slice(&support::fixture(name)).unwrap();
+        // One session (the two captures come from two runs of the rig).
+        p["sessionId"] = "copilot-main-session".into();
+        p["response"] = "Ship it now.".into();
+        p.as_object_mut().unwrap().remove("transcriptPath");
+        serde_json::to_vec(&p).unwrap()
+    };
+    let run = |name: &str| -> Value {
+        let out = sb.run(
+            &["hook", "copilot", "--config", cfg.to_str().unwrap()],
+            &payload(name),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_str(&stdout(&out)).unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        run("copilot-1.0.102-subagentstop-stdin.json")["decision"],
+        "block"
+    );
+    let again = "copilot-1.0.102-subagentstop-after-block-stdin.json";
+    assert_eq!(run(again)["decision"], "block");
+    let released = run(again);
+    assert_ne!(released["decision"], "block", "released: {released}");
+}
+
 #[test]
 fn the_flag_alone_never_turns_a_block_into_an_allow() {
     let sb = Sandbox::new();
