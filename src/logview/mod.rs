@@ -72,6 +72,9 @@ pub struct LoggedDetector {
     pub name: String,
     /// `miss`, `hit` or `bypass`.
     pub layer1: String,
+    /// Judged with the turn although its Layer 1 missed (absent in older
+    /// logs).
+    pub joined: bool,
     /// The detector's own decision.
     pub verdict: String,
     /// `shadow` when it was not enforced.

@@ -34,6 +34,11 @@ pub struct StatsRow {
     pub shadow_blocks: u64,
     /// Failed judgments.
     pub failures: u64,
+    /// Judgments it joined because another detector hit the turn end
+    /// (`judge.whole_turn`; its Layer 1 missed).
+    pub joined: u64,
+    /// Of `blocks`, those a joined judgment made.
+    pub joined_blocks: u64,
     /// Median latency in ms (the judge's; the hook's on `(hook)` rows).
     pub p50_ms: Option<f64>,
     /// 95th percentile latency in ms.
@@ -93,10 +98,16 @@ pub fn compute(records: &[Record]) -> Vec<StatsRow> {
             if d.judge.outcome == "fail" {
                 s.failures += 1;
             }
+            if d.joined {
+                s.joined += 1;
+            }
             if !d.verdict.is_empty() && d.verdict != "allow" {
                 s.blocks += 1;
                 if d.is_shadow() {
                     s.shadow_blocks += 1;
+                }
+                if d.joined {
+                    s.joined_blocks += 1;
                 }
             }
         }
@@ -145,7 +156,7 @@ pub fn table(rows: &[StatsRow]) -> String {
     let ms = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
     let header = [
         "detector", "agent", "events", "l1-hits", "bypass", "judge", "cache", "blocks", "shadow",
-        "fails", "p50ms", "p95ms", "shared",
+        "fails", "p50ms", "p95ms", "shared", "joined",
     ];
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
@@ -162,8 +173,10 @@ pub fn table(rows: &[StatsRow]) -> String {
             r.failures.to_string(),
             ms(r.p50_ms),
             ms(r.p95_ms),
-            // Last, so the columns before it keep their places.
+            // Last, so the columns before them keep their places.
             r.shared_calls.to_string(),
+            // Judgments joined with the turn, and the blocks they made.
+            format!("{}/{}", r.joined, r.joined_blocks),
         ]);
     }
     let widths: Vec<usize> = (0..header.len())
@@ -266,6 +279,43 @@ mod tests {
         let hook = rows.last().unwrap();
         assert_eq!((hook.judge_calls, hook.shared_calls), (3, 1));
         assert!(table(&rows).contains("shared"));
+    }
+
+    #[test]
+    fn joined_judgments_and_their_blocks_are_counted_apart() {
+        let joined = |verdict: &str, outcome: &str| {
+            json!({"name": "j", "layer1": "miss", "joined": true, "verdict": verdict,
+                   "judge": {"outcome": outcome, "shared_with": ["h"]}})
+        };
+        let hit = json!({"name": "h", "layer1": "hit", "verdict": "block",
+                         "judge": {"outcome": "violation", "shared_with": ["j"]}});
+        let records = vec![
+            rec(
+                json!({"agent": "codex", "event": "stop", "verdict": "block",
+                       "detectors": [hit.clone(), joined("block", "violation")]}),
+            ),
+            rec(
+                json!({"agent": "codex", "event": "stop", "verdict": "block",
+                       "detectors": [hit, joined("allow", "allow")]}),
+            ),
+        ];
+        let rows = compute(&records);
+        let j = rows.iter().find(|r| r.detector == "j").unwrap();
+        assert_eq!(
+            (
+                j.layer1_hits,
+                j.judge_calls,
+                j.joined,
+                j.blocks,
+                j.joined_blocks
+            ),
+            (0, 2, 2, 1, 1)
+        );
+        let h = rows.iter().find(|r| r.detector == "h").unwrap();
+        assert_eq!((h.joined, h.joined_blocks, h.blocks), (0, 0, 2));
+        let table = table(&rows);
+        let line = table.lines().find(|l| l.starts_with("j ")).unwrap();
+        assert!(line.ends_with("2/1"), "{table}");
     }
 
     #[test]
