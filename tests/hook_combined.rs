@@ -8,68 +8,12 @@ mod support;
 
 use serde_json::{json, Value};
 use std::path::Path;
-use support::{stderr, stdout, Sandbox};
+use support::{Sandbox, StopRun};
 
 const TEXT: &str = "Done. Ship it now.";
 
-fn stop(session: &str, text: &str) -> Vec<u8> {
-    json!({"session_id": session, "cwd": "/tmp", "prompt_id": session, "hook_event_name": "Stop",
-           "stop_hook_active": false, "last_assistant_message": text})
-    .to_string()
-    .into_bytes()
-}
-
-/// What one stop hook did: its answer (null when allowed), the judge calls
-/// (each call's `GUARD_DETECTOR`), and the log record's detectors by name.
-struct Run {
-    answer: Value,
-    calls: Vec<String>,
-    detectors: Vec<Value>,
-}
-
-impl Run {
-    fn detector(&self, name: &str) -> &Value {
-        self.detectors
-            .iter()
-            .find(|d| d["name"] == name)
-            .unwrap_or_else(|| panic!("no report for {name}: {:?}", self.detectors))
-    }
-}
-
-fn run(sb: &Sandbox, cfg: &Path, session: &str) -> Run {
-    let calls_file = sb.path().join(format!("calls-{session}"));
-    let mut cmd = sb.guard(&["hook", "claude-code", "--config", cfg.to_str().unwrap()]);
-    cmd.env("GUARD_TEST_JUDGE_CALLS", &calls_file);
-    let out = sb.run_with(cmd, &stop(session, TEXT));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = stdout(&out);
-    let answer = if text.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
-    };
-    let calls = std::fs::read_to_string(&calls_file)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let record = sb
-        .log_records()
-        .into_iter()
-        .rfind(|r| r["session"] == session)
-        .expect("a log record");
-    let detectors = record["detectors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["layer1"] == "hit")
-        .cloned()
-        .collect();
-    Run {
-        answer,
-        calls,
-        detectors,
-    }
+fn run(sb: &Sandbox, cfg: &Path, session: &str) -> StopRun {
+    sb.stop_run(cfg, session, TEXT)
 }
 
 /// An answers file for the test judge: per detector, the fields it answers.

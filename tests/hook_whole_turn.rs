@@ -8,8 +8,8 @@
 mod support;
 
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use support::{stderr, stdout, test_judge, Sandbox, SHIP_NOW, TEST_DETECTORS};
+use std::path::PathBuf;
+use support::{test_judge, Sandbox, SHIP_NOW, TEST_DETECTORS};
 
 /// A turn-end detector the texts below miss (no "later") unless they say
 /// it, and bypass when the user asked for it.
@@ -52,65 +52,6 @@ fn config(sb: &Sandbox, answers: Value, judge: &str, extra: &str) -> PathBuf {
     sb.write("test-config.yaml", &format!("{detectors}\n{judge}"))
 }
 
-/// What one Claude Code stop hook did: its answer (null when allowed), its
-/// judge calls (each call's `GUARD_DETECTOR`) and its log record's
-/// detectors.
-struct Run {
-    answer: Value,
-    calls: Vec<String>,
-    detectors: Vec<Value>,
-}
-
-impl Run {
-    fn detector(&self, name: &str) -> &Value {
-        self.detectors
-            .iter()
-            .find(|d| d["name"] == name)
-            .unwrap_or_else(|| panic!("no report for {name}: {:?}", self.detectors))
-    }
-
-    /// The detectors of the one judge call, sorted.
-    fn one_call(&self) -> Vec<&str> {
-        assert_eq!(self.calls.len(), 1, "one judge call: {:?}", self.calls);
-        let mut names: Vec<&str> = self.calls[0].split(',').collect();
-        names.sort();
-        names
-    }
-}
-
-fn run(sb: &Sandbox, cfg: Option<&Path>, session: &str, text: &str) -> Run {
-    let calls_file = sb.path().join(format!("calls-{session}"));
-    let mut args = vec!["hook", "claude-code"];
-    if let Some(cfg) = cfg {
-        args.extend(["--config", cfg.to_str().unwrap()]);
-    }
-    let mut cmd = sb.guard(&args);
-    cmd.env("GUARD_TEST_JUDGE_CALLS", &calls_file);
-    let payload = json!({"session_id": session, "cwd": "/tmp", "prompt_id": session,
-        "hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": text});
-    let out = sb.run_with(cmd, payload.to_string().as_bytes());
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let answer = match stdout(&out) {
-        s if s.trim().is_empty() => Value::Null,
-        s => serde_json::from_str(&s).unwrap_or_else(|e| panic!("{e}: {s}")),
-    };
-    let calls = std::fs::read_to_string(&calls_file)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let record = sb
-        .log_records()
-        .into_iter()
-        .rfind(|r| r["session"] == session)
-        .expect("a log record");
-    Run {
-        answer,
-        calls,
-        detectors: record["detectors"].as_array().cloned().unwrap_or_default(),
-    }
-}
-
 #[test]
 fn a_detector_layer_1_missed_is_judged_with_the_turn_and_blocks_on_a_violation() {
     let sb = Sandbox::new();
@@ -123,12 +64,7 @@ fn a_detector_layer_1_missed_is_judged_with_the_turn_and_blocks_on_a_violation()
         "",
         "",
     );
-    let r = run(
-        &sb,
-        Some(&cfg),
-        "joined",
-        "Done, the docs are out. Ship it now?",
-    );
+    let r = sb.stop_run(&cfg, "joined", "Done, the docs are out. Ship it now?");
     assert_eq!(r.one_call(), ["left-out", "ship-now"]);
     assert_eq!(r.answer["decision"], "block", "{}", r.answer);
     let reason = r.answer["reason"].as_str().unwrap();
@@ -147,7 +83,7 @@ fn a_detector_layer_1_missed_is_judged_with_the_turn_and_blocks_on_a_violation()
         "",
         "",
     );
-    let r = run(&sb, Some(&cfg), "joined-allow", "Done. Ship it now?");
+    let r = sb.stop_run(&cfg, "joined-allow", "Done. Ship it now?");
     assert_eq!(r.one_call(), ["left-out", "ship-now"]);
     assert_eq!(r.answer, Value::Null);
 }
@@ -166,7 +102,7 @@ fn a_joined_detector_whose_judgment_fails_stays_allowed() {
         "",
         "failure: {stop: block}\n",
     );
-    let r = run(&sb, Some(&cfg), "failed", "Done. Ship it now?");
+    let r = sb.stop_run(&cfg, "failed", "Done. Ship it now?");
     assert_eq!(r.one_call(), ["left-out", "ship-now"]);
     let left_out = r.detector("left-out");
     assert_eq!(left_out["judge"]["outcome"], "fail");
@@ -183,9 +119,8 @@ fn a_bypassed_detector_is_not_asked_and_no_hit_makes_no_call() {
         "",
         "",
     );
-    let r = run(
-        &sb,
-        Some(&cfg),
+    let r = sb.stop_run(
+        &cfg,
         "bypassed",
         "Docs come later, as you asked. Ship it now?",
     );
@@ -193,12 +128,7 @@ fn a_bypassed_detector_is_not_asked_and_no_hit_makes_no_call() {
     assert_eq!(r.detector("left-out")["layer1"], "bypass");
     assert_eq!(r.detector("left-out")["verdict"], "allow");
 
-    let r = run(
-        &sb,
-        Some(&cfg),
-        "quiet",
-        "Done, the parser handles tabs now.",
-    );
+    let r = sb.stop_run(&cfg, "quiet", "Done, the parser handles tabs now.");
     assert!(r.calls.is_empty(), "no hit, no call: {:?}", r.calls);
     assert_eq!(r.answer, Value::Null);
 }
@@ -212,7 +142,7 @@ fn whole_turn_false_judges_only_the_detectors_that_hit() {
         ", whole_turn: false",
         "",
     );
-    let r = run(&sb, Some(&cfg), "apart", "Done. Ship it now?");
+    let r = sb.stop_run(&cfg, "apart", "Done. Ship it now?");
     assert_eq!(r.one_call(), ["ship-now"]);
     assert!(r.detector("left-out").get("joined").is_none());
     assert_eq!(r.answer, Value::Null);
@@ -234,7 +164,7 @@ fn a_hit_on_one_builtin_detector_asks_about_every_turn_end_detector() {
         ),
     );
     // A commit proposal, with no word of the other four detectors.
-    let r = run(&sb, Some(&cfg), "builtin", "Shall I commit and push this?");
+    let r = sb.stop_run(&cfg, "builtin", "Shall I commit and push this?");
     assert_eq!(
         r.one_call(),
         [

@@ -287,3 +287,63 @@ impl Sandbox {
         self.write("test-config.yaml", &format!("{detectors}\n{judge}"))
     }
 }
+
+/// What one Claude Code stop hook did: its answer (null when allowed), the
+/// judge calls (each call's `GUARD_DETECTOR`, from the test judge's
+/// `GUARD_TEST_JUDGE_CALLS`) and its log record's detector reports.
+pub struct StopRun {
+    pub answer: serde_json::Value,
+    pub calls: Vec<String>,
+    pub detectors: Vec<serde_json::Value>,
+}
+
+impl StopRun {
+    /// The report of detector `name`.
+    pub fn detector(&self, name: &str) -> &serde_json::Value {
+        self.detectors
+            .iter()
+            .find(|d| d["name"] == name)
+            .unwrap_or_else(|| panic!("no report for {name}: {:?}", self.detectors))
+    }
+
+    /// The detectors of the one judge call, sorted.
+    pub fn one_call(&self) -> Vec<&str> {
+        assert_eq!(self.calls.len(), 1, "one judge call: {:?}", self.calls);
+        let mut names: Vec<&str> = self.calls[0].split(',').collect();
+        names.sort();
+        names
+    }
+}
+
+impl Sandbox {
+    /// Runs `guard hook claude-code --config cfg` on a Stop event of
+    /// `session` whose last message is `text`.
+    pub fn stop_run(&self, cfg: &Path, session: &str, text: &str) -> StopRun {
+        let calls_file = self.path().join(format!("calls-{session}"));
+        let mut cmd = self.guard(&["hook", "claude-code", "--config", cfg.to_str().unwrap()]);
+        cmd.env("GUARD_TEST_JUDGE_CALLS", &calls_file);
+        let payload = serde_json::json!({"session_id": session, "cwd": "/tmp", "prompt_id": session,
+            "hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": text});
+        let out = self.run_with(cmd, payload.to_string().as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let answer = match stdout(&out) {
+            s if s.trim().is_empty() => serde_json::Value::Null,
+            s => serde_json::from_str(&s).unwrap_or_else(|e| panic!("{e}: {s}")),
+        };
+        let calls = std::fs::read_to_string(&calls_file)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let record = self
+            .log_records()
+            .into_iter()
+            .rfind(|r| r["session"] == session)
+            .expect("a log record");
+        StopRun {
+            answer,
+            calls,
+            detectors: record["detectors"].as_array().cloned().unwrap_or_default(),
+        }
+    }
+}
