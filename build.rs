@@ -1,7 +1,8 @@
 //! Pre-parses the built-in YAML files into JSON (`guard hook` is a new
 //! process on every event; serde_json reads the data several times faster
 //! than YAML), so that adding a built-in detector or agent is adding a file.
-//! Into `OUT_DIR`: `config.json`, `command_kinds.json`; `detectors.jsonl` and `adapters.jsonl`, a
+//! Into `OUT_DIR`: `config.json`, `command_kinds.json` (as shell rules:
+//! `src/actions/kinds/table.rs`); `detectors.jsonl` and `adapters.jsonl`, a
 //! line `["<stem>",<content>]` per file in name order; `*-heads.jsonl`, the
 //! part of each that a hook reads of all (Layer 1's keyword pass, with the
 //! keywords case-folded in one string; the conditions of the action rules;
@@ -9,10 +10,15 @@
 //! the literal gates of the signals and bypasses (the text's and the
 //! request's), encoded by the engine's own `src/pattern/gate.rs`;
 //! `detectors-judgments.jsonl`, the part of each detector a judgment reads
-//! (for a detector that joins a whole-turn judgment without its patterns).
+//! (for a detector that joins a whole-turn judgment without its patterns);
+//! `detectors-actions.jsonl`, the keyword lists of each detector's action
+//! rules, case-folded as a head's keywords (read when a rule's conditions
+//! hold, to learn whether it hits before the whole detector is read).
 //! A built-in pattern or action rule may be `{id, same_as: <file stem>}`:
 //! the entry of the same id in that file, copied here
 //! (`src/detector/same_as.rs`).
+//! The built-in shell rules (a detector's `shell:`, the command kinds) get
+//! the literal gates of their regexes (`shell::ShellRule::literal_gates`).
 //! `src/builtin.rs` embeds them; bad YAML fails.
 
 #[allow(dead_code)] // Only `Gate::of_pattern` and `fold_text` are used here.
@@ -21,6 +27,12 @@ mod gate;
 
 #[path = "src/detector/same_as.rs"]
 mod same_as;
+
+#[path = "src/actions/kinds/table.rs"]
+mod kinds_table;
+
+#[path = "src/shell/fragments.rs"]
+mod fragments;
 
 use serde_json::{json, Map, Value};
 use std::env;
@@ -42,7 +54,7 @@ fn main() {
     for (dir, head_keys) in HEADS {
         println!("cargo:rerun-if-changed={dir}");
         let (mut entries, mut heads, mut gates) = (String::new(), String::new(), String::new());
-        let mut judgments = String::new();
+        let (mut judgments, mut actions) = (String::new(), String::new());
         let files: Vec<(String, Value)> = yaml_files(Path::new(dir))
             .into_iter()
             .map(|path| {
@@ -53,8 +65,11 @@ fn main() {
                 (stem.to_string(), yaml_to_json(&path))
             })
             .collect();
-        for (stem, value) in same_as::resolve(&files).unwrap_or_else(|e| panic!("{e}")) {
+        for (stem, mut value) in same_as::resolve(&files).unwrap_or_else(|e| panic!("{e}")) {
             let stem = stem.as_str();
+            if let Some(shell) = value.get_mut("shell") {
+                add_literal_gates(shell);
+            }
             let mut head: Map<String, Value> = (head_keys.split(' '))
                 .filter_map(|k| Some((k.to_string(), value.get(k)?.clone())))
                 .collect();
@@ -97,6 +112,7 @@ fn main() {
                 .collect();
             judgment.insert("keywords".into(), json!([]));
             judgments.push_str(&format!("{}\n", json!([stem, judgment])));
+            actions.push_str(&format!("{}\n", json!([stem, rule_keywords(&value)])));
             entries.push_str(&format!("{}\n", json!([stem, value])));
         }
         write(&out.join(format!("{dir}.jsonl")), &entries);
@@ -104,6 +120,7 @@ fn main() {
         write(&out.join(format!("{dir}-gates.jsonl")), &gates);
         if dir == "detectors" {
             write(&out.join("detectors-judgments.jsonl"), &judgments);
+            write(&out.join("detectors-actions.jsonl"), &actions);
         }
     }
     println!("cargo:rerun-if-changed=src/pattern/gate.rs");
@@ -115,11 +132,78 @@ fn main() {
     // transcript shows a command.
     let kinds = Path::new("src/actions/command_kinds.yaml");
     println!("cargo:rerun-if-changed={}", kinds.display());
-    write(
-        &out.join("command_kinds.json"),
-        &yaml_to_json(kinds).to_string(),
-    );
+    let mut rules = kinds_table::rules_of(&yaml_to_json(kinds)).unwrap_or_else(|e| panic!("{e}"));
+    add_literal_gates(&mut rules);
+    write(&out.join("command_kinds.json"), &rules.to_string());
     link_without_pie_when_asked();
+}
+
+/// The keyword lists of a detector's action rules, `[keywords,
+/// request_keywords, request_ignores]` per rule, each case-folded in one
+/// string as a head's keywords are (`detector::RuleKeywords`).
+fn rule_keywords(detector: &Value) -> Value {
+    let rules = detector.get("actions").and_then(Value::as_array);
+    let lists = rules.into_iter().flatten().map(|rule| {
+        let folded = |list: &str| {
+            let words = rule
+                .get(list)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten();
+            let words: Vec<&str> = words.filter_map(Value::as_str).collect();
+            let text = gate::fold_text(&words.join(&SEPARATOR.to_string()));
+            assert!(words
+                .iter()
+                .all(|w| !w.is_empty() && !w.contains(SEPARATOR)));
+            Value::from(text)
+        };
+        json!([
+            folded("keywords"),
+            folded("request_keywords"),
+            folded("request_ignores")
+        ])
+    });
+    Value::Array(lists.collect())
+}
+
+/// Writes into each rule of a `shell:` section the literal gates of its
+/// regex fields (`shell::ShellRule::literal_gates`), computed on the regex
+/// with the section's `{{name}}` fragments expanded (a config that replaces
+/// a fragment drops the gates of the rules that use one:
+/// `ShellRule::recompile`), but for a regex that every string may match.
+fn add_literal_gates(shell: &mut Value) {
+    const FIELDS: [&str; 8] = [
+        "args_match",
+        "last_operand_match",
+        "redirect_match",
+        "stdin_match",
+        "code_match",
+        "context_match",
+        "no_context_match",
+        "text_match",
+    ];
+    let fragments: std::collections::BTreeMap<String, String> = (shell.get("patterns"))
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, p)| Some((name.clone(), p.as_str()?.to_string())))
+        .collect();
+    let rules = shell.get_mut("rules").and_then(Value::as_array_mut);
+    for rule in rules.into_iter().flatten() {
+        let gates: Map<String, Value> = (FIELDS.iter())
+            .filter_map(|field| Some((field, rule.get(field)?.as_str()?)))
+            .map(|(field, pattern)| {
+                let pattern = fragments::expand(pattern, &fragments, 0)
+                    .unwrap_or_else(|e| panic!("shell rule {}: {e}", rule["id"]));
+                (field.to_string(), gate::Gate::of_pattern(&pattern))
+            })
+            .filter(|(_, gate)| *gate != gate::Gate::Always)
+            .map(|(field, gate)| (field, Value::from(gate.encode())))
+            .collect();
+        if !gates.is_empty() {
+            rule["literal_gates"] = Value::Object(gates);
+        }
+    }
 }
 
 /// The `*.yaml` files of `dir`, sorted by name.

@@ -10,6 +10,8 @@
 #   python       the same regex work in Python (bench/reference_hook.py)
 #   transcript   guard miss reading the turn from a 1 KB and a 100 MB transcript,
 #                and from a turn that edited a file and ran the tests (its actions)
+#   Bash         guard hook on a Bash call the shell gate lets through (`cargo
+#                test`; a chain of three programs)
 #   all five     a turn that hits all five turn-end detectors, judge taking 200 ms
 #   judge 200ms  that judge alone
 #
@@ -115,6 +117,17 @@ def transcript_with_actions(path, last):
                 "content": [{"type": "tool_result", "tool_use_id": id, "content": result, "is_error": False}]}}) + "\n")
         f.write(line("assistant", last, 9))
 
+def pretool(name, command):
+    # A Bash call the shell gate lets through: its program is among the
+    # dangerous-command detector's keywords, so its rules run.
+    with open(os.path.join(work, name), "w") as f:
+        json.dump({"session_id": "bench-" + name, "transcript_path": f"{work}/t-miss.jsonl",
+                   "cwd": os.path.join(work, "project"), "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": command}, "tool_use_id": "toolu_bench"}, f)
+
+pretool("bash-cargo.json", "cargo test")
+pretool("bash-chain.json", "cd web && npm run build && python -m pytest tests/ -x")
 short = fill(QUIET, 400)
 transcript(f"{work}/t-miss.jsonl", 0, quiet4k)
 transcript_with_actions(f"{work}/t-miss-actions.jsonl", quiet4k)
@@ -154,6 +167,8 @@ check_path() { # name, payload, expected layer1 states (jq), expected judgments 
 }
 check_path "guard miss" miss.json '["miss","miss","miss","miss","miss"]' 0
 check_path "guard miss, turn with actions" miss-actions.json '["miss","miss","miss","miss","miss"]' 0
+check_path "guard allow, Bash cargo test" bash-cargo.json '["miss"]' 0
+check_path "guard allow, Bash chain" bash-chain.json '["miss"]' 0
 check_path "transcript 100 MB" tx-100m.json '["miss","miss","miss","miss","miss"]' 0
 # A hit judges the whole turn: the four detectors that missed join its one call.
 check_path "guard hit" hit.json '["miss","hit","miss","miss","miss"]' 5 --config "$work/judge-at-once.yaml"
@@ -176,6 +191,8 @@ python reference${T}$work/miss.json${T}python3${T}$PWD/bench/reference_hook.py
 guard miss, 1 KB transcript${T}$work/tx-1k.json${T}$GUARD${T}hook${T}claude-code
 guard miss, 100 MB transcript${T}$work/tx-100m.json${T}$GUARD${T}hook${T}claude-code
 guard miss, turn with an edit and a test${T}$work/miss-actions.json${T}$GUARD${T}hook${T}claude-code
+guard allow, Bash cargo test${T}$work/bash-cargo.json${T}$GUARD${T}hook${T}claude-code
+guard allow, Bash chain${T}$work/bash-chain.json${T}$GUARD${T}hook${T}claude-code
 EOF
 if [ -n "${BASE_BIN:-}" ]; then
   cat >>"$work/fast.tsv" <<EOF
@@ -183,6 +200,8 @@ before: guard miss${T}$work/miss.json${T}$BASE_BIN${T}hook${T}claude-code
 before: guard hit, judge at once${T}$work/hit.json${T}$BASE_BIN${T}--config${T}$work/judge-at-once.yaml${T}hook${T}claude-code
 before: guard hit, non-ASCII text${T}$work/hit-utf8.json${T}$BASE_BIN${T}--config${T}$work/judge-at-once.yaml${T}hook${T}claude-code
 before: guard miss, turn with an edit and a test${T}$work/miss-actions.json${T}$BASE_BIN${T}hook${T}claude-code
+before: guard allow, Bash cargo test${T}$work/bash-cargo.json${T}$BASE_BIN${T}hook${T}claude-code
+before: guard allow, Bash chain${T}$work/bash-chain.json${T}$BASE_BIN${T}hook${T}claude-code
 EOF
 fi
 cat >"$work/slow.tsv" <<EOF
@@ -217,7 +236,9 @@ checks = [
     ("100 MB transcript / 1 KB transcript", m("guard miss, 100 MB transcript") / m("guard miss, 1 KB transcript"), "<= 1.2", lambda x: x <= 1.2),
     ("peak RSS on the Layer-1 path, MB", rows["guard miss"]["rss"] / 1024, "<= 10", lambda x: x <= 10),
     ("all five hit, judge 200 ms / one judgment", m("all five hit, judge 200 ms") / m("judge 200 ms, alone"), "<= 1.3", lambda x: x <= 1.3),
-    ("Layer-1 miss of a turn with an edit and a test / floor", m("guard miss, turn with an edit and a test") / m("floor"), "(for reference)", lambda x: True),
+    ("Layer-1 miss of a turn with an edit and a test / floor", m("guard miss, turn with an edit and a test") / m("floor"), "<= 2.0", lambda x: x <= 2.0),
+    ("Bash call let through (cargo test) / floor", m("guard allow, Bash cargo test") / m("floor"), "<= 2.0", lambda x: x <= 2.0),
+    ("Bash call let through (a chain of three) / floor", m("guard allow, Bash chain") / m("floor"), "<= 2.0", lambda x: x <= 2.0),
     ("hit with judge at once - the judge alone, ms", m("guard hit, judge at once") - m("judge at once, alone"), "< 5", lambda x: x < 5),
     ("the same, non-ASCII text, ms", m("guard hit, non-ASCII text") - m("judge at once, alone"), "(for reference)", lambda x: True),
 ]
@@ -227,6 +248,9 @@ if "before: guard miss" in rows:
         ("hit with judge at once, this build / before", m("guard hit, judge at once") / m("before: guard hit, judge at once"), "<= 1.0", lambda x: x <= 1.0),
         ("the same, non-ASCII text, this build / before", m("guard hit, non-ASCII text") / m("before: guard hit, non-ASCII text"), "(for reference)", lambda x: True),
         ("the same miss with an edit and a test, this build / before", m("guard miss, turn with an edit and a test") / m("before: guard miss, turn with an edit and a test"), "(for reference)", lambda x: True),
+        ("before: the same miss with an edit and a test / floor", m("before: guard miss, turn with an edit and a test") / m("floor"), "(for reference)", lambda x: True),
+        ("before: Bash call let through (cargo test) / floor", m("before: guard allow, Bash cargo test") / m("floor"), "(for reference)", lambda x: True),
+        ("before: Bash call let through (a chain of three) / floor", m("before: guard allow, Bash chain") / m("floor"), "(for reference)", lambda x: True),
         ("before: hit with judge at once - the judge alone, ms", m("before: guard hit, judge at once") - m("judge at once, alone"), "(for reference)", lambda x: True),
     ]
 print()

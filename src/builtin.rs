@@ -58,6 +58,15 @@ pub fn detector_judgments() -> impl Iterator<Item = Embedded> {
     )))
 }
 
+/// The keyword lists of each built-in detector's action rules
+/// (`detector::RuleKeywords`, per rule), in the order of [`detectors`].
+pub fn detector_actions() -> impl Iterator<Item = Embedded> {
+    lines(include_str!(concat!(
+        env!("OUT_DIR"),
+        "/detectors-actions.jsonl"
+    )))
+}
+
 /// Each built-in adapter, in file-name order.
 pub fn adapters() -> impl Iterator<Item = Embedded> {
     lines(include_str!(concat!(env!("OUT_DIR"), "/adapters.jsonl")))

@@ -478,7 +478,7 @@ fn the_hook_path_reads_action_rule_detectors_only_for_events_with_actions() {
         let engine = Engine::of_heads(heads, event);
         let text = Engine::subject(event, &config);
         let hits = engine.keyword_hits(&text);
-        let engine = engine.read_hits(&hits).unwrap();
+        let engine = engine.read_hits(event, &text, &hits).unwrap();
         let read: Vec<String> = engine.detectors().map(|d| d.spec.name.clone()).collect();
         (
             read,

@@ -9,7 +9,6 @@
 
 use crate::shell::{self, ShellContext, ShellRules};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -83,8 +82,8 @@ impl CommandKind {
 /// Commands longer than this are classified on their first bytes only.
 pub(crate) const CLASSIFY_BYTES: usize = 64 * 1024;
 
-/// `command_kinds.yaml`, pre-parsed into JSON by build.rs (serde_json reads
-/// it several times faster than YAML, on every turn end with a command).
+/// `command_kinds.yaml` as shell rules (`kinds/table.rs`, run by
+/// build.rs): read on every turn end with a command, in one typed parse.
 const TABLE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/command_kinds.json"));
 
 /// The table, as shell rules, with the kind of each rule id.
@@ -113,63 +112,40 @@ pub fn classify_command(command: &str) -> Vec<CommandKind> {
     kinds
 }
 
-/// The file's layout: parsing hints, and per kind its list of conditions.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TableFile {
-    #[serde(default)]
-    programs: Value,
-    /// Regex fragments the conditions name as `{{name}}`.
-    #[serde(default)]
-    patterns: Value,
-    kinds: Map<String, Value>,
-}
-
-/// Reads the table: each condition becomes a shell rule whose id names its
-/// kind (`test#3`), so that the shell walker reports every kind it meets.
-/// Its regexes are compiled when first needed; [`validate`] checks them all.
+/// Reads the table's rules (`kinds/table.rs`): each rule's id names its
+/// kind. Its regexes are compiled when first needed; [`validate`] checks
+/// them all.
 fn load(json: &str) -> Result<KindTable, String> {
-    let file: TableFile = serde_json::from_str(json).map_err(|e| e.to_string())?;
-    let mut rules = Vec::new();
+    let rules: ShellRules = serde_json::from_str(json).map_err(|e| e.to_string())?;
     let mut kind_of_rule = HashMap::new();
-    for (name, conditions) in &file.kinds {
+    for rule in &rules.rules {
+        let name = rule.id.split('#').next().unwrap_or_default();
         let kind = CommandKind::parse(name).ok_or_else(|| format!("unknown kind `{name}`"))?;
-        let conditions = conditions
-            .as_array()
-            .ok_or_else(|| format!("kind `{name}`: expected a list of conditions"))?;
-        for (index, condition) in conditions.iter().enumerate() {
-            let mut rule = condition
-                .as_object()
-                .cloned()
-                .ok_or_else(|| format!("kind `{name}` #{}: expected a mapping", index + 1))?;
-            let id = format!("{name}#{}", index + 1);
-            rule.insert("id".into(), json!(id));
-            rule.insert("action".into(), json!("ask"));
-            rule.insert("reason".into(), json!(format!("a {name} command")));
-            rules.push(Value::Object(rule));
-            kind_of_rule.insert(id, kind);
-        }
+        kind_of_rule.insert(rule.id.clone(), kind);
     }
-    let or_empty = |v: Value| if v.is_null() { json!({}) } else { v };
-    let rules: ShellRules = serde_json::from_value(json!({
-        "programs": or_empty(file.programs),
-        "patterns": or_empty(file.patterns),
-        "rules": rules,
-    }))
-    .map_err(|e| e.to_string())?;
     Ok(KindTable {
         rules,
         kind_of_rule,
     })
 }
 
-/// A table as [`load`] reads it, every rule checked (regexes compiled).
+/// The embedded table's rules, as a hook reads them.
 #[cfg(test)]
-fn validate(json: &str) -> Result<KindTable, String> {
-    let table = load(json)?;
+pub(crate) fn embedded_rules() -> ShellRules {
+    load(TABLE_JSON).map(|t| t.rules).unwrap_or_default()
+}
+
+/// A table in its file form (as JSON), as a hook reads it, every rule
+/// checked (regexes compiled).
+#[cfg(test)]
+fn validate(file: &str) -> Result<KindTable, String> {
+    let file: serde_json::Value = serde_json::from_str(file).map_err(|e| e.to_string())?;
+    let table = load(&table::rules_of(&file)?.to_string())?;
     table.rules.validate().map_err(|e| e.to_string())?;
     Ok(table)
 }
 
+#[cfg(test)]
+mod table;
 #[cfg(test)]
 mod tests;

@@ -29,6 +29,7 @@
 //! however the message words it).
 
 use crate::actions::{CommandKind, TurnActions, Verification};
+use crate::pattern::GateText;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -292,19 +293,58 @@ impl ActionRule {
         signal_hit: bool,
         source: VerificationSource,
     ) -> bool {
-        let any_in =
-            |keywords: &[String], text: &str| keywords.iter().any(|k| text.contains(k.as_str()));
+        let lists = [
+            &self.keywords,
+            &self.request_keywords,
+            &self.request_ignores,
+        ];
         self.conditions_hold(evidence, source)
             && (!self.with_signal || signal_hit)
-            && (self.keywords.is_empty() || any_in(&self.keywords, lower))
-            && (self.request_keywords.is_empty()
+            && self.texts_show(
+                lists.map(|l| l.iter().map(String::as_str)),
+                &|k| lower.contains(k),
+                request,
+            )
+    }
+
+    /// Whether the text (as a [`GateText`]) and the user's request (folded,
+    /// `None` when unknown) show what the rule's keyword lists ask, the lists
+    /// taken from `lists` (for a rule read without them: a head's).
+    pub fn texts_show_lists(
+        &self,
+        lists: &super::RuleKeywords,
+        text: &GateText,
+        request: Option<&str>,
+    ) -> bool {
+        let lists = [
+            &lists.keywords,
+            &lists.request_keywords,
+            &lists.request_ignores,
+        ];
+        let lists = lists.map(super::Keywords::iter);
+        self.texts_show(lists, &|k| text.contains(k), request)
+    }
+
+    /// Whether the texts show what the rule's lists (`keywords`,
+    /// `request_keywords`, `request_ignores`) ask; `in_text` looks for a
+    /// keyword in the text.
+    fn texts_show<'k, L: Iterator<Item = &'k str> + Clone>(
+        &self,
+        [keywords, request_keywords, request_ignores]: [L; 3],
+        in_text: &dyn Fn(&str) -> bool,
+        request: Option<&str>,
+    ) -> bool {
+        let empty = |list: &L| list.clone().next().is_none();
+        let any_in = |mut list: L, text: &str| list.any(|k| text.contains(k));
+        (empty(&keywords) || keywords.clone().any(in_text))
+            && (empty(&request_keywords)
                 || request.map_or(self.request_unknown == RequestUnknown::Holds, |r| {
-                    if self.request_ignores.is_empty() {
-                        any_in(&self.request_keywords, r)
+                    if empty(&request_ignores) {
+                        any_in(request_keywords, r)
                     } else {
-                        let r = (self.request_ignores.iter())
-                            .fold(r.to_string(), |r, phrase| r.replace(phrase.as_str(), " "));
-                        any_in(&self.request_keywords, &r)
+                        let r =
+                            request_ignores.fold(r.to_string(), |r, phrase| r.replace(phrase, " "));
+                        any_in(request_keywords, &r)
                     }
                 }))
     }

@@ -5,7 +5,8 @@
 //! keyword pass needs, and [`LoadedHead::read`] reads the rest of the
 //! detectors whose keywords hit.
 
-use super::{ActionRule, DetectorSpec, Head, PatternSpec, Rule};
+pub use super::error::DetectorError;
+use super::{ActionRule, DetectorSpec, Head, PatternSpec, Rule, RuleKeywords};
 use crate::config::{Config, Mode};
 use crate::event::Event;
 use std::borrow::Cow;
@@ -18,41 +19,6 @@ pub struct LoadedDetector {
     pub spec: DetectorSpec,
     /// Enforce or shadow.
     pub mode: Mode,
-}
-
-/// A detector file that cannot be used.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum DetectorError {
-    /// The YAML does not parse or does not fit the detector format.
-    #[error("detector file {source_name}{}: {message}", loc(*.line, *.column))]
-    Parse {
-        /// The file.
-        source_name: String,
-        /// 1-based line.
-        line: Option<u64>,
-        /// 1-based column.
-        column: Option<u64>,
-        /// What is wrong.
-        message: String,
-    },
-    /// A pattern or rule in it is invalid.
-    #[error("detector `{detector}`: {message}")]
-    Invalid {
-        /// The detector's name.
-        detector: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// The config names a detector that does not exist.
-    #[error("config: detector `{0}` is neither built in nor given a `file:`")]
-    Unknown(String),
-}
-
-fn loc(line: Option<u64>, column: Option<u64>) -> String {
-    match (line, column) {
-        (Some(l), Some(c)) => format!(":{l}:{c}"),
-        _ => String::new(),
-    }
 }
 
 /// Parses one detector file.
@@ -244,6 +210,21 @@ impl LoadedHead {
 }
 
 impl LoadedHead {
+    /// The keyword lists of the detector's action rules, in the order of
+    /// its head's rules (which are read without them), without the rest of
+    /// the detector: whether a rule hits decides whether it is read.
+    pub fn action_keywords(&self) -> Result<Vec<RuleKeywords>, DetectorError> {
+        match &self.source {
+            HeadSource::Builtin(stem) => {
+                let (_, json) = crate::builtin::detector_actions()
+                    .find(|(s, _)| s == stem)
+                    .ok_or_else(|| DetectorError::Unknown(stem.to_string()))?;
+                serde_json::from_str(json).map_err(|e| embedded_error(stem, e))
+            }
+            HeadSource::Parsed(spec) => Ok(spec.actions.iter().map(RuleKeywords::of).collect()),
+        }
+    }
+
     /// What a judgment of the detector reads: its name, events, judge
     /// section (with the config's `verification`), `on_violation` and
     /// `reason`, without its keywords, patterns or rules. For a detector

@@ -6,6 +6,7 @@
 //! judge prompt with the fields the judge must return and the decision rule
 //! that turns them into a violation. Adding a detector is adding a file.
 
+mod error;
 pub mod evidence;
 pub mod load;
 pub mod rule;
@@ -55,12 +56,12 @@ pub use crate::builtin::KEYWORD_SEPARATOR;
 /// A head's keywords, case-folded, in one string separated by
 /// [`KEYWORD_SEPARATOR`]: a built-in head's are borrowed from the binary
 /// and never copied, nor split but by the keyword pass that reads them.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Keywords(Cow<'static, str>);
 
 impl Keywords {
     /// The keywords, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
+    pub fn iter(&self) -> impl Iterator<Item = &str> + Clone {
         // The separator is ASCII: every cut is at a character boundary.
         let s: &str = &self.0;
         let ends = memchr::memchr_iter(KEYWORD_SEPARATOR as u8, s.as_bytes()).chain([s.len()]);
@@ -92,6 +93,38 @@ impl<'a> FromIterator<&'a str> for Keywords {
         let mut out = Keywords::default();
         keywords.into_iter().for_each(|k| out.push(k));
         out
+    }
+}
+
+/// An action rule's keyword lists (`keywords`, `request_keywords`,
+/// `request_ignores`), each case-folded in one string as a head's
+/// [`Keywords`] are: a head's rules are read without them, and
+/// [`load::LoadedHead::action_keywords`] reads only these of a built-in
+/// detector (borrowed from the binary) to learn whether a rule hits.
+/// (Embedded as `[keywords, request_keywords, request_ignores]`.)
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
+pub struct RuleKeywords {
+    /// See [`ActionRule::keywords`].
+    #[serde(deserialize_with = "keyword_lines")]
+    pub keywords: Keywords,
+    /// See [`ActionRule::request_keywords`].
+    #[serde(deserialize_with = "keyword_lines")]
+    pub request_keywords: Keywords,
+    /// See [`ActionRule::request_ignores`].
+    #[serde(deserialize_with = "keyword_lines")]
+    pub request_ignores: Keywords,
+}
+
+impl RuleKeywords {
+    /// The lists of a rule read in full.
+    pub fn of(rule: &ActionRule) -> RuleKeywords {
+        let list = |l: &[String]| l.iter().map(String::as_str).collect();
+        RuleKeywords {
+            keywords: list(&rule.keywords),
+            request_keywords: list(&rule.request_keywords),
+            request_ignores: list(&rule.request_ignores),
+        }
     }
 }
 

@@ -2,9 +2,14 @@
 //! detector in Layer 1, and a judgment decided again with the computed
 //! fields (see `detector::evidence`).
 
+use super::han_variants;
 use super::layer1::Layer1Result;
-use crate::detector::load::LoadedDetector;
-use crate::detector::{JudgeSpec, Rule, TurnEvidence};
+use crate::detector::evidence::RequestUnknown;
+use crate::detector::load::{DetectorError, LoadedDetector, LoadedHead};
+use crate::detector::VerificationSource;
+use crate::detector::{ActionRule, JudgeSpec, Rule, RuleKeywords, TurnEvidence};
+use crate::event::Event;
+use crate::pattern::{fold_text, GateText};
 use crate::verdict::{JudgeOutcome, JudgeReport};
 
 /// What a detector's action rules made of its Layer-1 result.
@@ -55,6 +60,75 @@ pub(super) fn action_hits<'a>(
         signal_hit = true;
     }
     out
+}
+
+/// The hook's first look at a turn with actions: whether a detector known
+/// by its head has an action rule that makes a hit (no `with_signal`, no
+/// `clears`) and hits, so that it must be read (see `Engine::read_hits`).
+/// A rule's conditions are checked on the head; only where they hold are
+/// its keyword lists read ([`LoadedHead::action_keywords`]). The text and
+/// the request are folded once, as Layer 1 folds them, and a list that
+/// several detectors share (`same_as`) is looked for once. (A head does not
+/// know its detector's verification source: `observed` holds at least as
+/// often, and reading a detector never changes an answer.)
+pub(super) struct HeadRules<'a> {
+    evidence: TurnEvidence,
+    event: &'a Event,
+    text: &'a str,
+    folded: Option<(GateText<'static>, Option<String>)>,
+    shown: Vec<(RuleKeywords, RequestUnknown, bool)>,
+}
+
+impl<'a> HeadRules<'a> {
+    /// For the event's `evidence` and its subject `text`.
+    pub fn new(evidence: TurnEvidence, event: &'a Event, text: &'a str) -> HeadRules<'a> {
+        HeadRules {
+            evidence,
+            event,
+            text,
+            folded: None,
+            shown: Vec::new(),
+        }
+    }
+
+    /// Whether one of `head`'s rules that make a hit hits.
+    pub fn hit(&mut self, head: &LoadedHead) -> Result<bool, DetectorError> {
+        let holds = |r: &ActionRule| {
+            !r.clears
+                && !r.with_signal
+                && r.conditions_hold(&self.evidence, VerificationSource::Observed)
+        };
+        if !head.head.actions.iter().any(holds) {
+            return Ok(false);
+        }
+        let lists = head.action_keywords()?;
+        let (event, text) = (self.event, self.text);
+        let (text, request) = self.folded.get_or_insert_with(|| {
+            let request = (event.prompt.as_deref())
+                .filter(|_| event.kind.is_turn_end())
+                .map(|p| fold_text(&han_variants::simplify(p)));
+            (GateText::new(text), request)
+        });
+        for (rule, lists) in head.head.actions.iter().zip(lists) {
+            if !holds(rule) {
+                continue;
+            }
+            let unknown = rule.request_unknown;
+            let seen = (self.shown.iter()).find(|(l, u, _)| *l == lists && *u == unknown);
+            let shown = match seen {
+                Some(&(_, _, shown)) => shown,
+                None => {
+                    let shown = rule.texts_show_lists(&lists, text, request.as_deref());
+                    self.shown.push((lists, unknown, shown));
+                    shown
+                }
+            };
+            if shown {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 /// A judgment decided again with the detector's computed fields set from

@@ -45,7 +45,7 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
         outcome: Outcome::Succeeded,
     });
     // (text, the turn's actions, how many detectors the hook reads in full)
-    let cases: [(&str, Option<Vec<Action>>, fn(usize) -> bool); 5] = [
+    let cases: [(&str, Option<Vec<Action>>, fn(usize) -> bool); 6] = [
         (quiet, None, |n| n == 0),
         (
             "All tests pass. Shall I commit and push this now?",
@@ -55,8 +55,15 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
         // Actions that meet no action rule's conditions: nothing more read.
         (quiet, Some(vec![]), |n| n == 0),
         (quiet, Some(vec![ls]), |n| n == 0),
-        // An edit meets `edited`: the detectors with such a rule are read.
-        (quiet, Some(vec![edit]), |n| n > 0),
+        // An edit meets `edited`, but the text has none of its rules'
+        // keywords: no rule hits, nothing more read.
+        (quiet, Some(vec![edit.clone()]), |n| n == 0),
+        // The text talks about a defect: the detectors whose rule hits are read.
+        (
+            "The parser no longer crashes on an empty record.",
+            Some(vec![edit]),
+            |n| n > 0,
+        ),
     ];
     for (text, actions, expected_reads) in cases {
         let mut event = Event::new("claude-code", EventKind::Stop);
@@ -70,7 +77,7 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
         let lazy = Engine::of_heads(heads, &event);
         let subject = Engine::subject(&event, &cfg);
         let hits = lazy.keyword_hits(&subject);
-        let lazy = lazy.read_hits(&hits).unwrap();
+        let lazy = lazy.read_hits(&event, &subject, &hits).unwrap();
         let read = lazy.detectors().count();
         assert!(read < full.detectors().count(), "{read} read for {text:?}");
         assert!(

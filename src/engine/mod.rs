@@ -98,37 +98,31 @@ impl Engine {
     }
 
     /// Reads in full every detector with a keyword hit in `keyword_hits`
-    /// (from [`Self::keyword_hits`]), and every detector with an action rule
-    /// that can hit without one (no `with_signal`, no `clears`) whose
-    /// conditions may hold on the event's actions; the others stay heads.
-    /// (A head does not know its detector's verification source: `observed`
-    /// holds at least as often, and reading a detector never changes an
-    /// answer.)
-    pub fn read_hits(self, keyword_hits: &[Vec<String>]) -> Result<Engine, DetectorError> {
-        let evidence = self.evidence;
-        let rule_holds = |d: &Detector| {
-            evidence.is_some_and(|ev| {
-                d.action_rules().iter().any(|r| {
-                    !r.clears
-                        && !r.with_signal
-                        && r.conditions_hold(&ev, crate::detector::VerificationSource::Observed)
-                })
-            })
-        };
-        let detectors = self
-            .detectors
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| match keyword_hits.get(i) {
-                Some(hits) if !hits.is_empty() => d.read(),
-                _ if rule_holds(&d) => d.read(),
-                _ => Ok(d),
-            })
-            .collect::<Result<_, _>>()?;
+    /// (from [`Self::keyword_hits`] on `text`, the event's subject), and
+    /// every detector with an action rule that hits without one (see
+    /// [`evidence::HeadRules`]); the others stay heads.
+    pub fn read_hits(
+        self,
+        event: &Event,
+        text: &str,
+        keyword_hits: &[Vec<String>],
+    ) -> Result<Engine, DetectorError> {
+        let mut rules = self
+            .evidence
+            .map(|ev| evidence::HeadRules::new(ev, event, text));
+        let mut detectors = Vec::with_capacity(self.detectors.len());
+        for (i, d) in self.detectors.into_iter().enumerate() {
+            let read = match (&d, &mut rules) {
+                _ if keyword_hits.get(i).is_some_and(|k| !k.is_empty()) => true,
+                (Detector::Head(head), Some(rules)) => rules.hit(head)?,
+                _ => false,
+            };
+            detectors.push(if read { d.read()? } else { d });
+        }
         Ok(Engine {
             detectors,
             index: self.index,
-            evidence,
+            evidence: self.evidence,
         })
     }
 

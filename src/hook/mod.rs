@@ -335,7 +335,9 @@ fn evaluate(
     let engine = Engine::of_heads(heads, event).first_matches();
     let subject = Engine::subject(event, cfg);
     let hits = engine.keyword_hits(&subject);
-    let engine = engine.read_hits(&hits).map_err(|e| e.to_string())?;
+    let engine = engine
+        .read_hits(event, &subject, &hits)
+        .map_err(|e| e.to_string())?;
     let cache_dir = state_dir.join("cache");
     let opts = EvalOptions {
         use_judge: true,

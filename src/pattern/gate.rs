@@ -123,15 +123,23 @@ impl<'g> GateText<'g> {
         }
     }
 
+    /// Whether the folded text contains `needle` (folded too): a needle
+    /// with a byte pair the text lacks is absent without a search.
+    pub fn contains(&self, needle: &str) -> bool {
+        let all_pairs = needle.as_bytes().windows(2).all(|w| {
+            let pair = usize::from(w[0]) << 8 | usize::from(w[1]);
+            self.pairs[pair >> 6] & (1 << (pair & 63)) != 0
+        });
+        all_pairs && memchr::memmem::find(&self.lowered, needle.as_bytes()).is_some()
+    }
+
     fn has(&mut self, atom: &'g str) -> bool {
-        let (lowered, pairs) = (&self.lowered, &self.pairs);
-        *self.seen.entry(atom).or_insert_with(|| {
-            let all_pairs = atom.as_bytes().windows(2).all(|w| {
-                let pair = usize::from(w[0]) << 8 | usize::from(w[1]);
-                pairs[pair >> 6] & (1 << (pair & 63)) != 0
-            });
-            all_pairs && memchr::memmem::find(lowered, atom.as_bytes()).is_some()
-        })
+        if let Some(&found) = self.seen.get(atom) {
+            return found;
+        }
+        let found = self.contains(atom);
+        self.seen.insert(atom, found);
+        found
     }
 }
 

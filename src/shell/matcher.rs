@@ -10,7 +10,7 @@ use super::paths::classify_path;
 use super::refs;
 use super::rules::{Field, ShellRule};
 use super::ShellContext;
-use regex::Regex;
+use crate::pattern::GateText;
 use std::collections::BTreeMap;
 
 /// One command as the rules see it.
@@ -235,24 +235,47 @@ pub(crate) fn matches(
             return false;
         }
     }
-    let holds = |field, test: &dyn Fn(&Regex) -> bool| match regex(field) {
-        Ok(Some(re)) => test(re),
-        Ok(None) => true,
-        Err(()) => false,
+    let holds = |field: Field, negated: bool, inputs: &[&str]| {
+        field_holds(rule, patterns, field, negated, inputs)
     };
-    holds(Field::Args, &|re| operands.iter().any(|o| re.is_match(o)))
-        && holds(Field::LastOperand, &|re| {
-            operands.last().is_some_and(|o| re.is_match(o))
-        })
-        && holds(Field::Redirect, &|re| {
-            unit.redirects.iter().any(|r| re.is_match(r))
-        })
-        && holds(Field::Stdin, &|re| {
-            unit.stdin.iter().any(|s| re.is_match(s))
-        })
-        && holds(Field::Code, &|re| unit.code.is_some_and(|c| re.is_match(c)))
-        && holds(Field::Context, &|re| re.is_match(&context(unit)))
-        && holds(Field::NoContext, &|re| !re.is_match(&context(unit)))
+    let given = |field: Field| field.pattern(rule).is_some();
+    fn strs(list: &[String]) -> Vec<&str> {
+        list.iter().map(String::as_str).collect()
+    }
+    let last = &operands[operands.len().saturating_sub(1)..];
+    (!given(Field::Args) || holds(Field::Args, false, &operands))
+        && (!given(Field::LastOperand) || holds(Field::LastOperand, false, last))
+        && (!given(Field::Redirect) || holds(Field::Redirect, false, &strs(unit.redirects)))
+        && (!given(Field::Stdin) || holds(Field::Stdin, false, &strs(unit.stdin)))
+        && (!given(Field::Code) || holds(Field::Code, false, unit.code.as_slice()))
+        && (!given(Field::Context) || holds(Field::Context, false, &[&context(unit)]))
+        && (!given(Field::NoContext) || holds(Field::NoContext, true, &[&context(unit)]))
+}
+
+/// Whether a regex field of `rule` holds: its regex matches one of the
+/// field's `inputs` (`negated`: none does). An input without the regex's
+/// literals (its gate, see [`ShellRule::literal_gates`]) cannot match, and
+/// where no input is left the regex is not compiled: most commands reach no
+/// regex at all. An invalid regex matches nothing.
+pub(crate) fn field_holds(
+    rule: &ShellRule,
+    patterns: &BTreeMap<String, String>,
+    field: Field,
+    negated: bool,
+    inputs: &[&str],
+) -> bool {
+    let gate = rule.literal_gates.get(field.name());
+    let mut inputs = (inputs.iter())
+        .filter(|input| gate.is_none_or(|g| GateText::new(input).holds(g)))
+        .peekable();
+    if inputs.peek().is_none() {
+        return negated;
+    }
+    match rule.regex(field, patterns) {
+        Ok(Some(re)) => inputs.any(|input| re.is_match(input)) != negated,
+        Ok(None) => true,
+        Err(_) => false,
+    }
 }
 
 /// The unit's `VAR=x` assignments and arguments, joined by spaces: what

@@ -16,6 +16,7 @@
 
 mod code;
 mod expand;
+mod fragments;
 mod lexer;
 mod matcher;
 mod parse;
@@ -33,7 +34,11 @@ mod wrappers;
 use serde::Deserialize;
 use std::path::PathBuf;
 
+#[cfg(test)]
+pub(crate) use fragments::expand as expand_fragments;
 pub use paths::PathClass;
+#[cfg(test)]
+pub(crate) use rules::Field;
 pub use rules::{ProgramSpec, ShellRule, ShellRuleError, ShellRules};
 pub use settings::{ClassAction, ShellSettings};
 

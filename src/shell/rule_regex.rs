@@ -3,6 +3,7 @@
 //! `patterns:`, and compiling with size limits. Moved out of `rules.rs` to
 //! keep it short; `rules` re-exports [`Field`].
 
+use super::fragments::expand;
 use super::rules::{ShellRule, ShellRuleError};
 use regex::{Regex, RegexBuilder};
 use std::collections::BTreeMap;
@@ -28,7 +29,7 @@ impl Field {
     /// How many regex fields a rule has.
     pub(super) const COUNT: usize = 9;
     /// Every field, in declaration order.
-    pub(super) const ALL: [Field; Field::COUNT] = [
+    pub(crate) const ALL: [Field; Field::COUNT] = [
         Field::Args,
         Field::LastOperand,
         Field::SkipArgs,
@@ -41,7 +42,7 @@ impl Field {
     ];
 
     /// The field's name in the rule file.
-    pub(super) fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Field::Args => "args_match",
             Field::LastOperand => "last_operand_match",
@@ -56,7 +57,7 @@ impl Field {
     }
 
     /// The rule's regex source for this field, if any.
-    pub(super) fn pattern(self, rule: &ShellRule) -> &Option<String> {
+    pub(crate) fn pattern(self, rule: &ShellRule) -> &Option<String> {
         match self {
             Field::Args => &rule.args_match,
             Field::LastOperand => &rule.last_operand_match,
@@ -73,36 +74,6 @@ impl Field {
 
 /// Compiled-program size limit for every rule regex.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
-/// Replaces each `{{name}}` by the named fragment, in a group (fragments
-/// may use fragments, a few levels deep).
-fn expand(
-    pattern: &str,
-    patterns: &BTreeMap<String, String>,
-    depth: usize,
-) -> Result<String, String> {
-    let mut out = String::with_capacity(pattern.len());
-    let mut rest = pattern;
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open..].find("}}") else {
-            break;
-        };
-        let name = &rest[open + 2..open + close];
-        let fragment = patterns
-            .get(name)
-            .ok_or_else(|| format!("no pattern `{name}` among `patterns:`"))?;
-        if depth >= 4 {
-            return Err(format!("pattern `{name}` nests too deep"));
-        }
-        out.push_str(&rest[..open]);
-        out.push_str("(?:");
-        out.push_str(&expand(fragment, patterns, depth + 1)?);
-        out.push(')');
-        rest = &rest[open + close + 2..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
 
 /// Compiles one regex field of `rule` (`None` when absent), fragments
 /// substituted; an error names the rule and the field.

@@ -139,6 +139,14 @@ pub struct ShellRule {
     pub text_match: Option<String>,
     /// The message for the agent.
     pub reason: String,
+    /// The literal gates of the regex fields, by field name
+    /// (`context_match`): what every match contains
+    /// ([`crate::pattern::Gate`], encoded, on the regex with its fragments
+    /// expanded). build.rs writes them into the built-in rules, so that a
+    /// regex is compiled only for a command that has its literals; a rule
+    /// written by hand has none (a wrong gate would hide its matches).
+    #[serde(default)]
+    pub literal_gates: BTreeMap<String, String>,
     /// Each regex field, compiled on first use (see [`Field`]).
     #[serde(skip)]
     compiled: [OnceLock<Result<Option<Regex>, ShellRuleError>>; Field::COUNT],
@@ -181,9 +189,19 @@ impl ShellRule {
             .map(Option::as_ref)
     }
 
-    /// Forgets the compiled regexes (after the patterns changed).
+    /// Forgets the compiled regexes (after the patterns changed), and the
+    /// literal gates of the regexes that name a fragment (computed on the
+    /// fragments the rules were written with).
     pub(crate) fn recompile(&mut self) {
         self.compiled = Default::default();
+        let uses_fragment =
+            |field: Field| (field.pattern(self).as_deref()).is_some_and(|p| p.contains("{{"));
+        let named: Vec<&str> = (Field::ALL.into_iter())
+            .filter(|f| uses_fragment(*f))
+            .map(Field::name)
+            .collect();
+        self.literal_gates
+            .retain(|field, _| !named.contains(&field.as_str()));
     }
 
     /// True for a rule on the shape of the script (`text_match`), evaluated

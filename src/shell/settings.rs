@@ -143,6 +143,26 @@ rules:
         assert!(err.to_string().contains("nuke"), "{err}");
     }
 
+    /// A literal gate computed on the detector's own `production` (as
+    /// build.rs writes it) would hide a match of the user's: replacing a
+    /// fragment drops the gates of the regexes that name one.
+    #[test]
+    fn a_new_production_drops_the_gates_computed_on_the_old() {
+        let mut r = rules();
+        let gate = crate::pattern::Gate::of_pattern("prod").encode();
+        r.rules[2]
+            .literal_gates
+            .insert("context_match".into(), gate);
+        let nuke = |r: &ShellRules| {
+            let ctx = crate::shell::ShellContext::default();
+            crate::shell::matching_rule_ids("kubectl delete ns blue", r, &ctx)
+        };
+        assert!(nuke(&r).is_empty());
+        settings("production: 'blue'").apply(&mut r).unwrap();
+        assert!(r.rules[2].literal_gates.is_empty());
+        assert_eq!(nuke(&r), vec!["nuke".to_string()]);
+    }
+
     #[test]
     fn allow_push_reaches_the_push_rules() {
         let mut r = rules();

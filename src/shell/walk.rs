@@ -4,7 +4,7 @@
 
 use super::expand::{self, Nested};
 use super::lexer::lex;
-use super::matcher::{matches, program_matches, Downstream, Unit};
+use super::matcher::{field_holds, matches, program_matches, Downstream, Unit};
 use super::parse::{parse, Pipeline, SimpleCommand};
 use super::rules::{Field, ShellRule, ShellRules};
 use super::values;
@@ -134,10 +134,9 @@ impl<'a> Walker<'a> {
             self.limit(src);
         }
         for rule in self.rules.rules.iter().filter(|r| r.is_text_rule()) {
-            if let Ok(Some(re)) = rule.regex(Field::Text, &self.rules.patterns) {
-                if re.is_match(&lexed.skeleton) {
-                    self.record(rule, src);
-                }
+            let skeleton = [lexed.skeleton.as_str()];
+            if field_holds(rule, &self.rules.patterns, Field::Text, false, &skeleton) {
+                self.record(rule, src);
             }
         }
         for pipeline in parse(lexed.tokens) {
