@@ -6,7 +6,7 @@
 //! detectors whose keywords hit.
 
 pub use super::error::DetectorError;
-use super::{ActionRule, DetectorSpec, Head, PatternSpec, Rule, RuleKeywords};
+use super::{DetectorSpec, Head, PatternSpec, Rule, RuleKeywords};
 use crate::config::{Config, Mode};
 use crate::event::Event;
 use std::borrow::Cow;
@@ -293,14 +293,6 @@ impl Detector {
         match self {
             Detector::Head(h) => h.head.keywords.iter().collect(),
             Detector::Full(d) => d.spec.keywords.iter().map(String::as_str).collect(),
-        }
-    }
-
-    /// Its action rules (see `detector::evidence`).
-    pub fn action_rules(&self) -> &[ActionRule] {
-        match self {
-            Detector::Head(h) => &h.head.actions,
-            Detector::Full(d) => &d.spec.actions,
         }
     }
 
