@@ -26,6 +26,11 @@
 //! turns c3 c6 s2 n1: c6 hits, the rest pass (3/4). By language: en 5/7 and
 //! 2/3 (c3 c6 s2), es n1 only (1/1).
 //!
+//! Per signal (`--by-signal`; every turn's judgment joins both detectors,
+//! so any hit catches a block turn): `proposal` sends c6 alone and catches
+//! c1 c4 alone and b1 with `defer`; `defer` catches s1 s3 alone and b1. A
+//! held-out part's turns are not counted.
+//!
 //! Pre-tool, `failure.pre_tool: ask`: g1 and g2 hit and the failed judgment
 //! asks; g3 and g4 allow (g4 has the keyword, no signal). Deny recall 0/1,
 //! ask recall 1/1, pass-through 2/2, no false deny, wrong: g2 (deny→ask).
@@ -305,6 +310,68 @@ fn several_parts_are_reported_apart_and_a_held_out_part_hides_its_ids() {
         stderr(&below)
     );
     assert!(!stderr(&below).contains("other.yaml"), "{}", stderr(&below));
+}
+
+#[test]
+fn per_signal_figures_equal_the_hand_count_and_leave_held_out_parts_out() {
+    let env = Env::new();
+    let held = env.write(
+        "held.yaml",
+        "- {id: h1, lang: en, text: \"Shall I commit?\", labels: {t-commit: block}}\n",
+    );
+    let held = held.to_str().unwrap();
+    let args = [
+        "eval",
+        CORPUS,
+        "--heldout",
+        held,
+        "--no-judge",
+        "--by-signal",
+    ];
+    let out = env.guard(&[&args[..], &["--json"]].concat(), None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let row = |s: &Value| {
+        let n = |k: &str| s[k].as_u64().unwrap();
+        let name = format!(
+            "{}/{}",
+            s["detector"].as_str().unwrap(),
+            s["signal"].as_str().unwrap()
+        );
+        (
+            name,
+            n("ordinary_turns"),
+            n("ordinary_turns_alone"),
+            n("block_turns"),
+            n("block_turns_alone"),
+        )
+    };
+    let rows: Vec<_> = v["signals"].as_array().unwrap().iter().map(row).collect();
+    assert_eq!(
+        rows,
+        [
+            ("t-commit/proposal".into(), 1, 1, 3, 2),
+            ("t-scope/defer".into(), 0, 0, 3, 2)
+        ]
+    );
+    let text = stdout(&env.guard(&args, None));
+    assert!(
+        text.contains("per signal, over the 1 tuning part(s)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("         1     (1)      3     (2)  t-commit / proposal\n"),
+        "{text}"
+    );
+    let alone = env.guard(
+        &["eval", "--heldout", held, "--no-judge", "--by-signal"],
+        None,
+    );
+    assert!(
+        stdout(&alone).contains("per signal: no tuning part"),
+        "{}",
+        stdout(&alone)
+    );
 }
 
 #[test]

@@ -25,6 +25,9 @@ pub struct EvalArgs {
     /// Also print the per-turn figures of each language.
     #[arg(long)]
     by_lang: bool,
+    /// Also print, over the tuning parts, the turns each signal sends to the judge.
+    #[arg(long)]
+    by_signal: bool,
     /// Layer 1 only: no judge calls, no end-to-end figures for turn ends.
     #[arg(long)]
     no_judge: bool,
@@ -160,11 +163,24 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
         reports.push(report);
     }
     let judge = guard::judge::resolve_backend(&cfg.judge);
+    // Per-signal counts of the tuning parts only (see eval::signals).
+    let tuning: Vec<&eval::Report> = reports.iter().filter(|r| !r.heldout).collect();
+    let by_signal = args.by_signal.then(|| {
+        let mut tally = eval::signals::SignalTally::default();
+        tuning.iter().for_each(|r| tally.merge(&r.signals));
+        tally.figures()
+    });
     if args.json {
         let value = match reports.as_slice() {
             [one] => serde_json::to_value(one),
             all => serde_json::to_value(serde_json::json!({ "parts": all })),
         };
+        let value = value.map(|mut v| {
+            if let (Some(figures), Some(object)) = (&by_signal, v.as_object_mut()) {
+                object.insert("signals".into(), serde_json::json!(figures));
+            }
+            v
+        });
         println!(
             "{}",
             value
@@ -180,6 +196,13 @@ pub fn run(args: EvalArgs, config_path: Option<PathBuf>) -> u8 {
         }
         if reports.len() > 1 {
             print!("{}", eval::report::summary(&reports));
+        }
+        match &by_signal {
+            Some(_) if tuning.is_empty() => {
+                println!("\nper signal: no tuning part (the counts are kept for tuning parts only)")
+            }
+            Some(figures) => print!("{}", eval::signals::text(figures, tuning.len())),
+            None => {}
         }
     }
     let mut below = Vec::new();

@@ -10,6 +10,7 @@ pub mod labels;
 pub mod metrics;
 pub mod replay;
 pub mod report;
+pub mod signals;
 
 use crate::config::{Config, Mode};
 use crate::engine::{Engine, EvalOptions};
@@ -78,6 +79,10 @@ pub struct Report {
     /// Labels naming detectors that are not enabled for turn ends.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What each signal sent to the judge (`--by-signal` prints it for the
+    /// tuning parts only; see [`signals`]).
+    #[serde(skip)]
+    pub signals: signals::SignalTally,
 }
 
 /// The event a case stands for.
@@ -245,6 +250,7 @@ pub fn run(
         overall,
         pre_tool: (!pre_tool.is_empty()).then(|| metrics::gate(&pre_tool)),
         warnings,
+        signals: signals::SignalTally::of(&turn_end),
     }
 }
 
