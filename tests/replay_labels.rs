@@ -1,5 +1,5 @@
-//! `guard replay`, `guard label`, `guard eval --from-log` and the filters of
-//! `guard log`, on a decision log written by `guard hook` with
+//! `guard replay`, `guard label`, `guard eval --from-log`, the filters of
+//! `guard log` and `guard stats`, on a decision log written by `guard hook` with
 //! `log.keep_text` on.
 
 mod ops_support;
@@ -335,4 +335,26 @@ fn log_filters_by_verdict_detector_and_time() {
         ["t-commit", "generic", "5", "2", "0", "3", "0", "2", "0", "3"],
         "{stats}"
     );
+
+    // Per signal: `proposal` sent both commit proposals to the judge, alone;
+    // every judgment failed (no judge), so none found or allowed anything.
+    let out = env.guard(&["stats", "--by-signal", "--json"], None);
+    let rows: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let row = |signal: &str| {
+        let rows = rows.as_array().unwrap();
+        let r = rows.iter().find(|r| r["signal"] == signal);
+        let r = r.unwrap_or_else(|| panic!("{signal}: {rows:?}"));
+        let n = |k: &str| r[k].as_u64().unwrap();
+        (
+            r["detector"].clone(),
+            n("hits"),
+            n("alone"),
+            n("violations"),
+            n("allowed"),
+        )
+    };
+    assert_eq!(row("proposal"), ("t-commit".into(), 2, 2, 0, 0));
+    assert_eq!(row("defer"), ("t-scope".into(), 1, 1, 0, 0));
+    let text = stdout(&env.guard(&["stats", "--by-signal"], None));
+    assert!(text.starts_with("detector  signal"), "{text}");
 }

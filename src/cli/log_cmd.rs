@@ -2,7 +2,7 @@
 
 use super::setup;
 use clap::Args;
-use guard::logview::{list, stats, time, Filter, Record};
+use guard::logview::{list, signals, stats, time, Filter, Record};
 use std::path::PathBuf;
 
 /// Arguments of `guard log`.
@@ -31,6 +31,9 @@ pub struct StatsArgs {
     /// Print the rows as JSON.
     #[arg(long)]
     json: bool,
+    /// One row per Layer-1 signal: its hits, and what the judge found on them.
+    #[arg(long)]
+    by_signal: bool,
 }
 
 /// The log's records, typed and as written, and the `--since` bound.
@@ -94,6 +97,17 @@ pub fn run_stats(args: StatsArgs, config_path: Option<PathBuf>) -> u8 {
         ..Filter::default()
     };
     let kept: Vec<Record> = records.into_iter().filter(|r| filter.accepts(r)).collect();
+    if args.by_signal {
+        let rows = signals::compute(&kept);
+        match args.json {
+            true => println!(
+                "{}",
+                serde_json::to_string_pretty(&rows).unwrap_or_default()
+            ),
+            false => print!("{}", signals::table(&rows)),
+        }
+        return 0;
+    }
     let rows = stats::compute(&kept);
     if args.json {
         println!(

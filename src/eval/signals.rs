@@ -73,12 +73,7 @@ impl SignalTally {
             .collect();
         let alone = counted.len() == 1;
         for (detector, signal) in counted {
-            let key = (detector.to_owned(), signal.to_owned());
-            let f = self.0.entry(key).or_insert_with(|| SignalFigures {
-                detector: detector.to_owned(),
-                signal: signal.to_owned(),
-                ..SignalFigures::default()
-            });
+            let f = self.row(detector, signal);
             match case.must_block.is_empty() {
                 true => {
                     f.ordinary_turns += 1;
@@ -92,14 +87,19 @@ impl SignalTally {
         }
     }
 
+    fn row(&mut self, detector: &str, signal: &str) -> &mut SignalFigures {
+        let key = (detector.to_owned(), signal.to_owned());
+        self.0.entry(key).or_insert_with(|| SignalFigures {
+            detector: detector.to_owned(),
+            signal: signal.to_owned(),
+            ..SignalFigures::default()
+        })
+    }
+
     /// Adds another part's tally to this one.
     pub fn merge(&mut self, other: &SignalTally) {
-        for (key, o) in &other.0 {
-            let f = self.0.entry(key.clone()).or_insert_with(|| SignalFigures {
-                detector: o.detector.clone(),
-                signal: o.signal.clone(),
-                ..SignalFigures::default()
-            });
+        for o in other.0.values() {
+            let f = self.row(&o.detector, &o.signal);
             f.ordinary_turns += o.ordinary_turns;
             f.ordinary_turns_alone += o.ordinary_turns_alone;
             f.block_turns += o.block_turns;

@@ -6,6 +6,7 @@
 //! so that logs written by older or newer guards stay readable.
 
 pub mod list;
+pub mod signals;
 pub mod stats;
 pub mod time;
 
@@ -72,6 +73,8 @@ pub struct LoggedDetector {
     pub name: String,
     /// `miss`, `hit` or `bypass`.
     pub layer1: String,
+    /// The signals that matched (`action:<rule>` for an action rule).
+    pub signals: Vec<String>,
     /// Judged with the turn although its Layer 1 missed (absent in older
     /// logs).
     pub joined: bool,

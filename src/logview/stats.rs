@@ -179,7 +179,14 @@ pub fn table(rows: &[StatsRow]) -> String {
             format!("{}/{}", r.joined, r.joined_blocks),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
+    aligned(&cells)
+}
+
+/// `cells` (a header row first) as aligned columns: the first two to the
+/// left (names), the others to the right (figures).
+pub fn aligned(cells: &[Vec<String>]) -> String {
+    let columns = cells.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
         .map(|i| {
             cells
                 .iter()
