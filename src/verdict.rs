@@ -146,6 +146,11 @@ impl JudgeReport {
     }
 }
 
+/// The signal a Layer-1 hit is counted under when its report names none (a
+/// keyword hit under `gate: keywords`), in the per-signal figures of
+/// `guard eval` and `guard stats`.
+pub const NO_SIGNAL: &str = "(no signal)";
+
 /// What one detector decided about one event.
 #[derive(Debug, Clone, Serialize)]
 pub struct DetectorReport {

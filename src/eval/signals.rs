@@ -18,12 +18,9 @@
 //! to change, which makes its cases tuning material.
 
 use super::corpus::TurnEndCase;
-use crate::verdict::{Layer1, Verdict};
+use crate::verdict::{Layer1, Verdict, NO_SIGNAL};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The id a detector's hit is counted under when it names no signal.
-pub const NO_SIGNAL: &str = "(no signal)";
 
 /// One signal's counts (see the module doc).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

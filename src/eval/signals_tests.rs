@@ -1,5 +1,5 @@
 use super::*;
-use crate::verdict::{Decision, DetectorReport, JudgeReport};
+use crate::verdict::{Decision, DetectorReport, JudgeReport, NO_SIGNAL};
 
 fn case(id: &str, must_block: &[&str]) -> TurnEndCase {
     TurnEndCase {

@@ -5,12 +5,14 @@
 //! judge nearly always allows is one that costs the user a judge call for
 //! little on their own traffic.
 //!
-//! A decision counts for each (detector, signal) that hit it, and *alone*
+//! A decision counts for each (detector, signal) that hit it (a hit that
+//! names no signal, under `gate: keywords`, as [`NO_SIGNAL`]), and *alone*
 //! for the only one when a single signal hit it: without that signal the
 //! decision would not have been judged.
 
 use super::stats::aligned;
 use super::Record;
+use crate::verdict::NO_SIGNAL;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,9 +42,11 @@ pub fn compute(records: &[Record]) -> Vec<SignalUse> {
             .filter(|d| d.layer1 == "hit")
             .flat_map(|d| {
                 let outcome = d.judge.outcome.as_str();
-                d.signals
-                    .iter()
-                    .map(move |s| (d.name.as_str(), s.as_str(), outcome))
+                let ids: Vec<&str> = match d.signals.is_empty() {
+                    true => vec![NO_SIGNAL],
+                    false => d.signals.iter().map(String::as_str).collect(),
+                };
+                ids.into_iter().map(move |s| (d.name.as_str(), s, outcome))
             })
             .collect();
         let alone = hits.len() == 1;
@@ -114,6 +118,8 @@ mod tests {
             ])),
             // A bypassed detector's signals sent nothing to the judge.
             rec(json!([{"name": "b", "layer1": "bypass", "signals": ["z"]}])),
+            // A keyword hit names no signal.
+            rec(json!([hit("k", &[], "allow")])),
             // A pause record is no decision.
             serde_json::from_value(json!({"id": "p", "ts": "t", "agent": "*", "event": "pause"}))
                 .unwrap(),
@@ -124,15 +130,22 @@ mod tests {
         assert_eq!(figures(row("x")), (3, 1, 2, 1));
         assert_eq!(figures(row("y")), (1, 0, 1, 0));
         assert_eq!(figures(row("z")), (1, 0, 0, 1));
+        assert_eq!(figures(row(NO_SIGNAL)), (1, 1, 0, 1));
         assert_eq!(rows[0].signal, "x", "most hits first");
         let text = table(&rows);
-        assert!(
-            text.starts_with("detector  signal  hits  alone  violations  allowed\n"),
-            "{text}"
+        let header: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
+        assert_eq!(
+            header,
+            [
+                "detector",
+                "signal",
+                "hits",
+                "alone",
+                "violations",
+                "allowed"
+            ]
         );
-        assert!(
-            text.contains("\na         x          3      1           2        1\n"),
-            "{text}"
-        );
+        let first: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
+        assert_eq!(first, ["a", "x", "3", "1", "2", "1"], "{text}");
     }
 }
