@@ -2,7 +2,6 @@
 //! detector in Layer 1, and a judgment decided again with the computed
 //! fields (see `detector::evidence`).
 
-use super::han_variants;
 use super::layer1::Layer1Result;
 use crate::detector::evidence::RequestUnknown;
 use crate::detector::load::{DetectorError, LoadedDetector, LoadedHead};
@@ -104,9 +103,7 @@ impl<'a> HeadRules<'a> {
         let lists = head.action_keywords()?;
         let (event, text) = (self.event, self.text);
         let (text, request) = self.folded.get_or_insert_with(|| {
-            let request = (event.prompt.as_deref())
-                .filter(|_| event.kind.is_turn_end())
-                .map(|p| fold_text(&han_variants::simplify(p)));
+            let request = super::request_read(event).map(|r| fold_text(&r));
             (GateText::new(text), request)
         });
         for (rule, lists) in head.head.actions.iter().zip(lists) {

@@ -195,11 +195,7 @@ impl Engine {
             }
         }
         if !hits.is_empty() {
-            // The user's request, read like the text (Traditional Chinese in
-            // Simplified characters).
-            let request = (event.prompt.as_deref())
-                .filter(|_| event.kind.is_turn_end())
-                .map(han_variants::simplify);
+            let request = request_read(event);
             out.extend(self.index.run_hits(
                 hits,
                 text,
@@ -384,4 +380,12 @@ pub fn turn_facts(event: &Event) -> Option<String> {
         (Some(r), Some(a)) => Some(format!("{r}\n\n{a}")),
         (r, a) => r.or(a),
     }
+}
+
+/// The user's request as Layer 1 reads it, on a turn end where it is known:
+/// like the text, Traditional Chinese in Simplified characters.
+fn request_read(event: &Event) -> Option<std::borrow::Cow<'_, str>> {
+    (event.prompt.as_deref())
+        .filter(|_| event.kind.is_turn_end())
+        .map(han_variants::simplify)
 }
