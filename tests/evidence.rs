@@ -58,6 +58,7 @@ fn stop(text: &str, actions: Option<Vec<Action>>) -> Event {
         actions,
         dropped: 0,
         complete: true,
+        plan: None,
     });
     e
 }

@@ -3,7 +3,8 @@
 //! decision log.
 //!
 //! One line per action, in order (commands with their kinds and how they
-//! ended, edited files), then a summary: files edited, whether checks ran
+//! ended, edited files), then the agent's todo list as the turn left it
+//! (when it wrote one), then a summary: files edited, whether checks ran
 //! after the last edit, which commits, pushes and deploys were executed.
 //! Bounded to [`MAX_LINES`] lines and [`MAX_BYTES`] bytes (the newest
 //! actions are kept), each command on one line (control characters and
@@ -11,6 +12,7 @@
 //! redacted of secrets. The user's request that started the turn, when
 //! known, is a block of its own ([`render_request`]).
 
+use super::plan::{Plan, PlanStatus};
 use super::{Action, CommandKind, Outcome, TurnActions, Verification};
 use std::fmt::Write;
 
@@ -20,8 +22,10 @@ pub const MAX_LINES: usize = 40;
 pub const MAX_BYTES: usize = 4096;
 /// A command is shown up to this many bytes.
 const COMMAND_BYTES: usize = 200;
-/// Lines kept for the heading and the summary.
+/// Lines kept for the heading, the todo list and the summary.
 const FRAME_LINES: usize = 6;
+/// The todo list's open steps shown.
+const PLAN_OPEN_SHOWN: usize = 5;
 
 /// The user's request is shown up to this many bytes (its start).
 const REQUEST_BYTES: usize = 1500;
@@ -67,6 +71,7 @@ pub fn render(actions: &TurnActions) -> String {
     for action in &actions.actions[actions.actions.len() - shown..] {
         lines.push(line(action));
     }
+    lines.extend(actions.plan.as_ref().map(plan_line));
     lines.push(summary(actions));
     let text = crate::redact::redact(&lines.join("\n")).text;
     bound(&text)
@@ -93,6 +98,32 @@ fn line(action: &Action) -> String {
             )
         }
     }
+}
+
+/// The todo list as the turn left it: how many steps are done, and the
+/// open ones (the first [`PLAN_OPEN_SHOWN`]).
+fn plan_line(plan: &Plan) -> String {
+    let done = (plan.items.iter())
+        .filter(|i| i.status == PlanStatus::Completed)
+        .count();
+    let mut out = format!(
+        "- the agent's todo list as this turn left it ({}): {done} of {} step(s) completed",
+        plan.tool,
+        plan.items.len()
+    );
+    let open: Vec<String> = (plan.open_items().take(PLAN_OPEN_SHOWN))
+        .map(|i| format!("\"{}\" ({})", one_line(&i.text), i.status.name()))
+        .collect();
+    if open.is_empty() {
+        out.push_str(", none left open");
+    } else {
+        let more = plan.open_items().count() - open.len();
+        let _ = write!(out, "; still open: {}", open.join(", "));
+        if more > 0 {
+            let _ = write!(out, " and {more} more");
+        }
+    }
+    out
 }
 
 fn outcome(o: Outcome, exit: Option<i32>) -> String {
@@ -176,6 +207,7 @@ mod tests {
             actions,
             dropped: 0,
             complete: true,
+            plan: None,
         }
     }
 
@@ -209,6 +241,29 @@ mod tests {
             "{facts}"
         );
         assert!(lines[4].contains("push ×1"), "{facts}");
+    }
+
+    #[test]
+    fn the_todo_list_shows_its_open_steps_before_the_summary() {
+        let mut actions = turn(vec![cmd("cargo test", 0)]);
+        actions.plan = Some(Plan::new(
+            "update_plan",
+            [
+                ("Add the endpoint", "completed"),
+                ("Write the `docs`", "pending"),
+                ("Wire the UI", "in_progress"),
+            ],
+        ));
+        let facts = render(&actions);
+        let lines: Vec<&str> = facts.lines().collect();
+        assert_eq!(
+            lines[2],
+            "- the agent's todo list as this turn left it (update_plan): 1 of 3 step(s) \
+             completed; still open: \"Write the 'docs'\" (pending), \"Wire the UI\" (in progress)"
+        );
+        assert!(lines[3].starts_with("Summary:"), "{facts}");
+        actions.plan = Some(Plan::new("TodoWrite", [("a", "completed")]));
+        assert!(render(&actions).contains("1 of 1 step(s) completed, none left open"));
     }
 
     #[test]

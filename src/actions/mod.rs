@@ -23,6 +23,7 @@ pub mod facts;
 pub mod file_kinds;
 pub mod kinds;
 pub mod mcp;
+pub mod plan;
 
 pub use kinds::{classify_command, CommandKind};
 use serde::ser::SerializeStruct;
@@ -49,6 +50,10 @@ pub struct TurnActions {
     /// start (the user's message) and none was dropped. When false (a turn
     /// longer than the read caps or [`MAX_ACTIONS`]), older ones are missing.
     pub complete: bool,
+    /// The agent's todo list as the turn left it, when the turn wrote one
+    /// ([`plan`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<plan::Plan>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -405,6 +410,12 @@ impl TurnActions {
             .position(|a| changes(a) && !matches!(a, Action::Edit(edit) if edit.is_test()));
         let first = first_change_of_code.unwrap_or(first_edit);
         Some(self.actions[..first].iter().filter_map(Action::as_command))
+    }
+
+    /// Whether the turn's own todo list was left with steps to do (pending
+    /// or in progress).
+    pub fn plan_left_open(&self) -> bool {
+        self.plan.as_ref().is_some_and(plan::Plan::left_open)
     }
 
     /// The commands of `kind` that were executed (refused ones left out),

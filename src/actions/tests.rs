@@ -26,6 +26,7 @@ fn turn(actions: Vec<Action>) -> TurnActions {
         actions,
         dropped: 0,
         complete: true,
+        plan: None,
     }
 }
 

@@ -28,6 +28,7 @@
 //! (e.g. a test observed to fail before the first edit is a reproduction,
 //! however the message words it).
 
+use super::asks::asks_the_user;
 use crate::actions::{CommandKind, TurnActions, Verification};
 use crate::pattern::GateText;
 use serde::{Deserialize, Serialize};
@@ -71,6 +72,10 @@ pub enum Condition {
     /// build or lint checked in between (one that passed, or whose outcome
     /// is not shown).
     ShippedWithoutCheck,
+    /// The agent's todo list, as this turn last wrote it, has steps still
+    /// to do (pending or in progress): the turn planned more than it
+    /// marked done ([`crate::actions::plan`]).
+    PlanLeftOpen,
     /// The computed fields read the change as verified and nothing shipped
     /// unchecked (`verification_observed` true, `shipped_without_check`
     /// false), so the commit rule can find no violation. Known only under
@@ -114,6 +119,11 @@ pub struct ActionRule {
     /// (reported as `action:<id>` among the bypasses), instead of making one.
     #[serde(default)]
     pub clears: bool,
+    /// The rule does not hold where the message puts a question to the
+    /// user ([`super::asks::asks_the_user`]): what is left open is then
+    /// handed back.
+    #[serde(default)]
+    pub unless_it_asks: bool,
 }
 
 /// What a rule's request keywords give where the user's request is unknown.
@@ -179,6 +189,8 @@ pub struct TurnEvidence {
     pub nothing_failed_before_edit: bool,
     /// A commit, push or deploy shipped a change no passing check followed.
     pub shipped_unchecked: bool,
+    /// The turn's todo list was left with steps to do.
+    pub plan_left_open: bool,
     /// Bit `i` set: a command of `CommandKind::ALL[i]` was executed.
     executed: u8,
 }
@@ -204,6 +216,7 @@ impl TurnEvidence {
             nothing_failed_before_edit: actions.complete
                 && actions.failed_nothing_before_first_edit(),
             shipped_unchecked: actions.shipped_without_check(),
+            plan_left_open: actions.plan_left_open(),
             executed,
         }
     }
@@ -231,6 +244,7 @@ impl TurnEvidence {
             Condition::NothingFailedBeforeEdit => edited && self.nothing_failed_before_edit,
             Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
             Condition::ShippedWithoutCheck => self.shipped_unchecked,
+            Condition::PlanLeftOpen => self.plan_left_open,
             Condition::VerifiedAfterEdit => {
                 self.computed(ComputedField::VerificationObserved, source) == Some(true)
                     && self.computed(ComputedField::ShippedWithoutCheck, source) == Some(false)
@@ -305,6 +319,7 @@ impl ActionRule {
                 &|k| lower.contains(k),
                 request,
             )
+            && !(self.unless_it_asks && asks_the_user(lower))
     }
 
     /// Whether the text (as a [`GateText`]) and the user's request (folded,
@@ -323,6 +338,7 @@ impl ActionRule {
         ];
         let lists = lists.map(super::Keywords::iter);
         self.texts_show(lists, &|k| text.contains(k), request)
+            && !(self.unless_it_asks && asks_the_user(text.folded()))
     }
 
     /// Whether the texts show what the rule's lists (`keywords`,

@@ -27,6 +27,7 @@ fn evidence(actions: Vec<Action>) -> TurnEvidence {
         actions,
         dropped: 0,
         complete: true,
+        plan: None,
     })
 }
 
@@ -207,4 +208,38 @@ fn rules_read_from_yaml() {
     let e = evidence(vec![edit(), run("cargo test", 0)]);
     assert!(verified.hits(&e, ("", None), false, observed));
     assert!(!verified.hits(&e, ("", None), false, VerificationSource::Reported));
+}
+
+#[test]
+fn a_todo_list_left_open_holds_and_a_question_to_the_user_hands_it_back() {
+    use crate::actions::plan::Plan;
+    let with_plan = |statuses: [&str; 2]| {
+        TurnEvidence::of(&TurnActions {
+            actions: vec![edit()],
+            dropped: 0,
+            complete: true,
+            plan: Some(Plan::new(
+                "TodoWrite",
+                [("a", statuses[0]), ("b", statuses[1])],
+            )),
+        })
+    };
+    assert!(with_plan(["completed", "pending"]).holds(&Condition::PlanLeftOpen, OBSERVED));
+    assert!(with_plan(["completed", "in_progress"]).holds(&Condition::PlanLeftOpen, OBSERVED));
+    assert!(!with_plan(["completed", "cancelled"]).holds(&Condition::PlanLeftOpen, OBSERVED));
+    assert!(!evidence(vec![edit()]).holds(&Condition::PlanLeftOpen, OBSERVED));
+
+    let rule: ActionRule = serde_json::from_value(serde_json::json!({
+        "id": "open", "when": ["plan_left_open"], "unless_it_asks": true
+    }))
+    .unwrap();
+    let open = with_plan(["completed", "pending"]);
+    let hits = |text: &str| rule.hits(&open, (text, None), false, OBSERVED);
+    assert!(hits("the endpoint is done and tested."));
+    assert!(!hits("pdf is done. which layout do you prefer?"));
+    assert!(!hits(
+        "l'export pdf est en place. vous préférez laquelle ?\n1. une feuille"
+    ));
+    assert!(!hits("어떻게 할까요?\n1. 계정"));
+    assert!(!hits("要先做前端吗？"));
 }

@@ -6,6 +6,7 @@
 //! judge prompt with the fields the judge must return and the decision rule
 //! that turns them into a violation. Adding a detector is adding a file.
 
+mod asks;
 mod error;
 pub mod evidence;
 pub mod load;

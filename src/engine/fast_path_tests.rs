@@ -72,6 +72,7 @@ fn the_two_step_path_gives_the_full_engines_verdict() {
             actions,
             dropped: 0,
             complete: true,
+            plan: None,
         });
         let (heads, _) = load::heads_lenient(&cfg).unwrap();
         let lazy = Engine::of_heads(heads, &event);

@@ -56,7 +56,9 @@ pub struct TurnEndCase {
 
 /// One thing a turn did: `{kind: edit, path}` (or `write`, `delete`),
 /// `{kind: command, command, exit}`, `{kind: tool, name, path?, exit?}` (an
-/// agent's other tools; MCP tools that ship, check or edit count). Other
+/// agent's other tools; MCP tools that ship, check or edit count),
+/// `{kind: plan, items: [{text, status}]}` (the agent's todo list as it
+/// wrote it then, whole). Other
 /// kinds and keys are accepted and ignored, so that a corpus written for a
 /// later reader still loads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,6 +77,18 @@ pub struct Action {
     /// Its exit status, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<i64>,
+    /// The steps of a `plan`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<PlanItem>,
+}
+
+/// One step of a `plan` action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanItem {
+    /// What the step is.
+    pub text: String,
+    /// `pending`, `in_progress`, `completed` or `cancelled`.
+    pub status: String,
 }
 
 /// The decision a pre-tool case must get.

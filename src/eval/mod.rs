@@ -104,11 +104,13 @@ pub fn case_event(case: &Case, agent: &str) -> Event {
 /// `exit`: 0 succeeded, other failed, none unknown), a file written or
 /// deleted by a tool (`write`, `delete`) as an edit, an MCP tool call that
 /// ships, checks or edits ([`crate::actions::mcp`]; it succeeded unless its
-/// `exit` says otherwise), other kinds left out. A case without actions
+/// `exit` says otherwise), the last `plan` as the todo list the turn left,
+/// other kinds left out. A case without actions
 /// stands for an agent without a transcript (`None`: the text alone, as
 /// before).
 pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnActions> {
     use crate::actions::mcp::{self, McpTool};
+    use crate::actions::plan::Plan;
     use crate::actions::{Action, CommandRun, FileEdit, Outcome, TurnActions};
     if actions.is_empty() {
         return None;
@@ -129,7 +131,7 @@ pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnAc
         };
         Action::Command(CommandRun::new(command, tool, outcome, exit))
     };
-    let actions = actions
+    let steps = actions
         .iter()
         .filter_map(|a| match (a.kind.as_str(), &a.path, &a.command, &a.name) {
             ("edit" | "write" | "delete", Some(path), _, _) => Some(edit(path, "Edit")),
@@ -144,10 +146,15 @@ pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnAc
             _ => None,
         })
         .collect();
+    let plan = (actions.iter().rev().find(|a| a.kind == "plan")).map(|a| {
+        let items = a.items.iter();
+        Plan::new("plan", items.map(|i| (i.text.as_str(), i.status.as_str())))
+    });
     Some(TurnActions {
-        actions,
+        actions: steps,
         dropped: 0,
         complete: true,
+        plan,
     })
 }
 

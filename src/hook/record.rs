@@ -217,6 +217,7 @@ mod tests {
             ))],
             dropped: 0,
             complete: true,
+            plan: None,
         });
         let judged = line(&event, &verdict(JudgeOutcome::Violation));
         let facts = judged.facts.expect("facts of a judged turn");

@@ -25,13 +25,17 @@
 //! own `<tool_use_error>`), except an interruption (outcome unknown). A
 //! command started with `run_in_background` has an unknown outcome. A
 //! sub-agent run in the foreground (`Agent`, `Task`) gives its own actions,
-//! from its transcript beside this one ([`super::subagent`]).
+//! from its transcript beside this one ([`super::subagent`]). The todo list
+//! (`TodoWrite`'s `todos`, or the tasks of `TaskCreate` / `TaskUpdate`,
+//! whose ids the `Task #N created` results give) is the turn's plan
+//! ([`crate::actions::plan`]).
 //! (Layout checked on Claude Code 2.1.197 and 2.1.332:
 //! tests/fixtures/transcripts/claude-*-real-actions.jsonl.)
 
 use super::collect::{code_after, ToolResult};
 use super::turn::{Flow, Turn};
 use super::RecordScanner;
+use crate::actions::plan::Plan;
 use crate::actions::Outcome;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -206,9 +210,34 @@ fn take_tool_call(block: &Value, id: Option<&str>, name: &str, turn: &mut Turn) 
         if let Some(path) = field(key) {
             turn.actions.edit(id, name, &[path.to_owned()], None);
         }
-    } else {
+    } else if !take_todo_write(input, id, name, turn) {
         turn.actions.mcp_call(id, name, input, None);
     }
+}
+
+/// A todo-list call (`TodoWrite`, `TaskCreate`, `TaskUpdate`), taken into
+/// the turn's plan; false for another tool.
+fn take_todo_write(input: Option<&Value>, id: Option<&str>, name: &str, turn: &mut Turn) -> bool {
+    let field = |key: &str| input.and_then(|i| i.get(key)).and_then(Value::as_str);
+    match name {
+        "TodoWrite" => {
+            let todos = input.and_then(|i| i.get("todos"));
+            if let Some(plan) = Plan::from_json(name, todos, "content") {
+                turn.actions.plan.list(plan);
+            }
+        }
+        "TaskCreate" => turn
+            .actions
+            .plan
+            .task_create(id, field("subject").unwrap_or("")),
+        "TaskUpdate" => {
+            if let Some(task) = field("taskId").or_else(|| field("task_id")) {
+                (turn.actions.plan).task_update(task, field("status"), field("subject"));
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// The `tool_result` blocks of a user line.
@@ -221,11 +250,15 @@ fn take_tool_results(record: &Value, turn: &mut Turn) {
             continue;
         };
         let is_error = block.get("is_error").and_then(Value::as_bool);
-        let result = tool_result(
-            is_error,
-            first_text(block.get("content")),
-            turn.is_partial(),
-        );
+        let text = first_text(block.get("content"));
+        // `Task #12 created successfully: …`, the id later updates name.
+        if let Some(task) = text.strip_prefix("Task #") {
+            let digits = task.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && task[digits..].starts_with(" created") {
+                turn.actions.plan.task_created_as(id, &task[..digits]);
+            }
+        }
+        let result = tool_result(is_error, text, turn.is_partial());
         turn.actions.result(id, result);
     }
 }

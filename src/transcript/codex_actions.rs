@@ -16,6 +16,10 @@
 //!   `Process exited with code N` (or `Exit code: N`), `Process running with
 //!   session ID …` (still running), or that a hook blocked the command.
 //!
+//! The plan tool, `update_plan` (arguments `{"plan": [{step, status}]}`,
+//! the whole plan each time), gives the turn's plan
+//! ([`crate::actions::plan`]).
+//!
 //! A sub-agent seen to finish is noted in its place; its own actions are in
 //! its rollout ([`super::subagent`]).
 //!
@@ -26,6 +30,7 @@
 use super::collect::{code_after, ToolResult};
 use super::turn::Turn;
 use crate::actions::mcp::{self, McpTool};
+use crate::actions::plan::Plan;
 use crate::actions::Outcome;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -34,6 +39,8 @@ use std::borrow::Cow;
 const SHELL_TOOLS: &[&str] = &["exec_command", "shell", "shell_command", "container.exec"];
 /// The patch tool.
 const PATCH_TOOL: &str = "apply_patch";
+/// The plan tool.
+const PLAN_TOOL: &str = "update_plan";
 /// Only this much of a result's text is searched for its status.
 const HEADER_BYTES: usize = 1024;
 
@@ -68,6 +75,13 @@ fn response_item(kind: &str, payload: &Value, turn: &mut Turn) {
                     .unwrap_or(Value::Null);
                 if let Some(command) = command_line(&arguments) {
                     shell_call(call_id, name, &command, turn);
+                }
+            } else if name == PLAN_TOOL {
+                let arguments =
+                    text(payload, "arguments").and_then(|a| serde_json::from_str::<Value>(a).ok());
+                let steps = arguments.as_ref().and_then(|a| a.get("plan"));
+                if let Some(plan) = Plan::from_json(name, steps, "step") {
+                    turn.actions.plan.list(plan);
                 }
             } else {
                 // Only an edit tool's arguments are needed (its file): the

@@ -7,6 +7,7 @@
 //! de-duplication, caps and classification behave the same for every agent.
 
 use crate::actions::mcp::{self, McpTool};
+use crate::actions::plan::PlanWrites;
 use crate::actions::{
     clip, Action, CommandRun, FileEdit, Outcome, TurnActions, MAX_ACTIONS, MAX_PATH_BYTES,
 };
@@ -75,6 +76,8 @@ pub(crate) struct ActionLog {
     results: HashMap<String, ToolResult>,
     seen_calls: HashSet<String>,
     subagents: Vec<SubagentCall>,
+    /// The turn's todo-list writes.
+    pub(crate) plan: PlanWrites,
 }
 
 /// A sub-agent the turn ran in the foreground, whose own actions are read
@@ -239,6 +242,7 @@ impl ActionLog {
             actions,
             dropped: self.dropped,
             complete: read_from_start && self.dropped == 0,
+            plan: self.plan.finish(),
         }
     }
 }

@@ -13,6 +13,9 @@
 //! `functionResponse` part: it is kept too, for when the `gemini` record was
 //! too long to be kept whole (a shell command with megabytes of output).
 //!
+//! The todo tool, `write_todos`, gives the turn's plan
+//! ([`crate::actions::plan`]).
+//!
 //! A sub-agent's run is one `invoke_agent` call; its own calls are in its
 //! own file, whose actions take the call's place ([`super::subagent`]).
 //!
@@ -22,6 +25,7 @@
 
 use super::collect::{code_after, ToolResult};
 use super::turn::Turn;
+use crate::actions::plan::Plan;
 use crate::actions::Outcome;
 use serde_json::Value;
 
@@ -33,6 +37,10 @@ const EDIT_TOOLS: &[(&str, &str)] = &[
     ("replace", "file_path"),
     ("edit", "file_path"),
 ];
+
+/// The todo-list tool: `args.todos`, each `{description, status}`, the
+/// whole list each time ([`crate::actions::plan`]).
+const PLAN_TOOL: &str = "write_todos";
 
 /// The sub-agent tool: the sub-agent's own calls are in its own file
 /// ([`super::subagent`]).
@@ -70,6 +78,11 @@ pub(crate) fn take_calls(record: &Value, turn: &mut Turn) {
         } else if let Some((_, key)) = EDIT_TOOLS.iter().find(|(tool, _)| *tool == name) {
             if let Some(path) = arg(key) {
                 turn.actions.edit(id, name, &[path.to_owned()], inline);
+            }
+        } else if name == PLAN_TOOL {
+            let todos = args.and_then(|a| a.get("todos"));
+            if let Some(plan) = Plan::from_json(name, todos, "description") {
+                turn.actions.plan.list(plan);
             }
         } else {
             turn.actions.mcp_call(id, name, args, inline);
