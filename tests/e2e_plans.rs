@@ -7,7 +7,8 @@
 //! The other pinned CLIs offer the stub model no todo tool, so their layouts
 //! are tested on synthetic transcripts (tests/transcripts/plans.rs): Claude
 //! Code 2.1.332 in `-p` mode offers neither `TaskCreate`/`TaskUpdate` nor
-//! `TodoWrite`, and Codex 0.171 offers `update_plan` only to models it knows.
+//! `TodoWrite`, and Codex 0.171's `codex exec` offers no `update_plan`, to the
+//! stub model or to a model it knows (`gpt-5.5`).
 //!
 //! Needs the pinned CLIs: `tests/e2e/install-agents.sh`; `GUARD_E2E=skip`
 //! skips on purpose.
