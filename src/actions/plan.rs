@@ -49,19 +49,29 @@ pub enum PlanStatus {
     InProgress,
     /// Done.
     Completed,
-    /// Dropped from the plan (Gemini's `cancelled`).
+    /// Dropped from the plan (Gemini's `cancelled`, Claude Code's `deleted`).
     Cancelled,
 }
 
+impl PlanItem {
+    /// A step, its text trimmed and cut to [`MAX_ITEM_BYTES`].
+    fn new(text: &str, status: PlanStatus) -> PlanItem {
+        PlanItem {
+            text: super::clip(text.trim(), MAX_ITEM_BYTES),
+            status,
+        }
+    }
+}
+
 impl PlanStatus {
-    /// The status a tool wrote (`done` and `deleted` as their agents mean
-    /// them); `None` for one no agent writes.
+    /// The status a tool wrote (Claude Code's `TaskUpdate` `deleted` is a
+    /// step dropped); `None` for one no agent writes.
     pub fn parse(status: &str) -> Option<PlanStatus> {
         match status {
-            "pending" | "todo" | "not_started" => Some(PlanStatus::Pending),
-            "in_progress" | "in-progress" => Some(PlanStatus::InProgress),
-            "completed" | "done" => Some(PlanStatus::Completed),
-            "cancelled" | "canceled" | "deleted" => Some(PlanStatus::Cancelled),
+            "pending" => Some(PlanStatus::Pending),
+            "in_progress" => Some(PlanStatus::InProgress),
+            "completed" => Some(PlanStatus::Completed),
+            "cancelled" | "deleted" => Some(PlanStatus::Cancelled),
             _ => None,
         }
     }
@@ -88,12 +98,7 @@ impl Plan {
     pub fn new<'a>(tool: &str, items: impl IntoIterator<Item = (&'a str, &'a str)>) -> Plan {
         let items = items
             .into_iter()
-            .filter_map(|(text, status)| {
-                Some(PlanItem {
-                    text: super::clip(text.trim(), MAX_ITEM_BYTES),
-                    status: PlanStatus::parse(status)?,
-                })
-            })
+            .filter_map(|(text, status)| Some(PlanItem::new(text, PlanStatus::parse(status)?)))
             .take(MAX_ITEMS)
             .collect();
         Plan {
@@ -248,10 +253,7 @@ impl TaskBoard {
     fn create(&mut self, id: Option<&str>, subject: &str) {
         self.tool = "TaskCreate".into();
         if self.tasks.len() < MAX_ITEMS {
-            let item = PlanItem {
-                text: super::clip(subject.trim(), MAX_ITEM_BYTES),
-                status: PlanStatus::Pending,
-            };
+            let item = PlanItem::new(subject, PlanStatus::Pending);
             self.tasks.push((id.unwrap_or("").to_owned(), item));
         }
     }
@@ -261,10 +263,8 @@ impl TaskBoard {
         let index = match self.tasks.iter().position(|(known, _)| known == id) {
             Some(index) => index,
             None if self.tasks.len() < MAX_ITEMS => {
-                let item = PlanItem {
-                    text: format!("task #{}", super::head(id, 32)),
-                    status: PlanStatus::Pending,
-                };
+                let name = format!("task #{}", super::head(id, 32));
+                let item = PlanItem::new(&name, PlanStatus::Pending);
                 self.tasks.push((id.to_owned(), item));
                 self.tasks.len() - 1
             }
@@ -275,7 +275,7 @@ impl TaskBoard {
             item.status = status;
         }
         if let Some(subject) = subject {
-            item.text = super::clip(subject.trim(), MAX_ITEM_BYTES);
+            item.text = PlanItem::new(subject, item.status).text;
         }
     }
 

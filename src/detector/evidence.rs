@@ -316,10 +316,9 @@ impl ActionRule {
             && (!self.with_signal || signal_hit)
             && self.texts_show(
                 lists.map(|l| l.iter().map(String::as_str)),
-                &|k| lower.contains(k),
+                (lower, &|k| lower.contains(k)),
                 request,
             )
-            && !(self.unless_it_asks && asks_the_user(lower))
     }
 
     /// Whether the text (as a [`GateText`]) and the user's request (folded,
@@ -337,17 +336,17 @@ impl ActionRule {
             &lists.request_ignores,
         ];
         let lists = lists.map(super::Keywords::iter);
-        self.texts_show(lists, &|k| text.contains(k), request)
-            && !(self.unless_it_asks && asks_the_user(text.folded()))
+        self.texts_show(lists, (text.folded(), &|k| text.contains(k)), request)
     }
 
     /// Whether the texts show what the rule's lists (`keywords`,
-    /// `request_keywords`, `request_ignores`) ask; `in_text` looks for a
-    /// keyword in the text.
+    /// `request_keywords`, `request_ignores`) ask, and, with
+    /// `unless_it_asks`, that the text asks the user nothing; `text` is the
+    /// folded text and `in_text` looks for a keyword in it.
     fn texts_show<'k, L: Iterator<Item = &'k str> + Clone>(
         &self,
         [keywords, request_keywords, request_ignores]: [L; 3],
-        in_text: &dyn Fn(&str) -> bool,
+        (text, in_text): (&str, &dyn Fn(&str) -> bool),
         request: Option<&str>,
     ) -> bool {
         let empty = |list: &L| list.clone().next().is_none();
@@ -363,6 +362,7 @@ impl ActionRule {
                         any_in(request_keywords, &r)
                     }
                 }))
+            && !(self.unless_it_asks && asks_the_user(text))
     }
 }
 
