@@ -2,7 +2,8 @@
 //! recordings of the real CLIs (tests/fixtures/transcripts/), and against
 //! files that must be refused or read cheaply: missing, empty, directory,
 //! FIFO, device, 100 MB. The turn's actions: `transcripts/actions.rs`; its
-//! MCP tool calls: `transcripts/mcp.rs`; its todo list: `transcripts/plans.rs`; its sub-agents' actions:
+//! MCP tool calls: `transcripts/mcp.rs`; its todo list: `transcripts/plans.rs`; a check's failure read from its
+//! output: `transcripts/piped_checks.rs`; its sub-agents' actions:
 //! `transcripts/subagents.rs` (Claude Code), `transcripts/subagents_codex.rs`,
 //! `transcripts/subagents_copilot.rs`, `transcripts/subagents_gemini.rs`.
 
@@ -19,6 +20,8 @@ mod actions;
 mod cost;
 #[path = "transcripts/mcp.rs"]
 mod mcp;
+#[path = "transcripts/piped_checks.rs"]
+mod piped_checks;
 #[path = "transcripts/plans.rs"]
 mod plans;
 #[path = "transcripts/refusals.rs"]

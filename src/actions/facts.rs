@@ -91,11 +91,19 @@ fn line(action: &Action) -> String {
             } else {
                 format!(" [{}]", kinds.join(", "))
             };
-            format!(
+            let mut out = format!(
                 "- ran `{}`{kinds}: {}",
                 one_line(&c.command),
                 outcome(c.outcome, c.exit_code)
-            )
+            );
+            if let Some(summary) = &c.failure_in_output {
+                let _ = write!(
+                    out,
+                    " (its output reports the failure: \"{}\")",
+                    one_line(summary)
+                );
+            }
+            out
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod file_kinds;
 pub mod kinds;
 pub mod mcp;
 pub mod plan;
+pub mod run_output;
 
 pub use kinds::{classify_command, CommandKind};
 use serde::ser::SerializeStruct;
@@ -71,7 +72,7 @@ pub enum Action {
 }
 
 /// A shell command the agent ran (or tried to run). Serialized as
-/// `{command, tool, outcome, exit_code?, kinds?}`.
+/// `{command, tool, outcome, exit_code?, failure_in_output?, kinds?}`.
 #[derive(Debug, Clone)]
 pub struct CommandRun {
     /// The command line, cut to [`MAX_COMMAND_BYTES`].
@@ -82,6 +83,10 @@ pub struct CommandRun {
     pub outcome: Outcome,
     /// The exit status, when the transcript records it.
     pub exit_code: Option<i32>,
+    /// The line of its output that reports a failed run, when its status
+    /// said success or nothing (a check piped through `tail`: [`run_output`]);
+    /// the outcome is then [`Outcome::Failed`].
+    pub failure_in_output: Option<String>,
     /// The kinds, classified on first use from the whole command line (the
     /// stored `command` may be cut).
     kinds: OnceLock<Vec<CommandKind>>,
@@ -155,8 +160,23 @@ impl CommandRun {
             tool: tool.to_owned(),
             outcome,
             exit_code,
+            failure_in_output: None,
             kinds: OnceLock::new(),
             unclassified,
+        }
+    }
+
+    /// For a test, build or lint run whose status said success or nothing:
+    /// marks it failed when the end of its `output` reports a failure
+    /// ([`run_output::failure_reported`]).
+    pub fn read_output(&mut self, output: &str) {
+        if matches!(self.outcome, Outcome::Succeeded | Outcome::Unknown)
+            && self.kinds().iter().any(|kind| kind.is_check())
+        {
+            if let Some(line) = run_output::failure_reported(output) {
+                self.outcome = Outcome::Failed;
+                self.failure_in_output = Some(line);
+            }
         }
     }
 
@@ -195,12 +215,14 @@ impl PartialEq for CommandRun {
             &self.tool,
             self.outcome,
             self.exit_code,
+            &self.failure_in_output,
             &self.unclassified,
         ) == (
             &other.command,
             &other.tool,
             other.outcome,
             other.exit_code,
+            &other.failure_in_output,
             &other.unclassified,
         )
     }
@@ -211,13 +233,19 @@ impl Eq for CommandRun {}
 impl Serialize for CommandRun {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let kinds = self.kinds();
-        let fields = 3 + usize::from(self.exit_code.is_some()) + usize::from(!kinds.is_empty());
+        let fields = 3
+            + usize::from(self.exit_code.is_some())
+            + usize::from(self.failure_in_output.is_some())
+            + usize::from(!kinds.is_empty());
         let mut out = serializer.serialize_struct("CommandRun", fields)?;
         out.serialize_field("command", &self.command)?;
         out.serialize_field("tool", &self.tool)?;
         out.serialize_field("outcome", &self.outcome)?;
         if let Some(code) = self.exit_code {
             out.serialize_field("exit_code", &code)?;
+        }
+        if let Some(line) = &self.failure_in_output {
+            out.serialize_field("failure_in_output", line)?;
         }
         if !kinds.is_empty() {
             out.serialize_field("kinds", kinds)?;

@@ -55,7 +55,8 @@ pub struct TurnEndCase {
 }
 
 /// One thing a turn did: `{kind: edit, path}` (or `write`, `delete`),
-/// `{kind: command, command, exit}`, `{kind: tool, name, path?, exit?}` (an
+/// `{kind: command, command, exit?, output?}` (`output`: the end of what it
+/// printed, as the export shows it), `{kind: tool, name, path?, exit?}` (an
 /// agent's other tools; MCP tools that ship, check or edit count),
 /// `{kind: plan, items: [{text, status}]}` (the agent's todo list as it
 /// wrote it then, whole). Other
@@ -77,6 +78,9 @@ pub struct Action {
     /// Its exit status, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<i64>,
+    /// The end of a command's output, when the export shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// The steps of a `plan`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub items: Vec<PlanItem>,

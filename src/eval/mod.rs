@@ -136,7 +136,11 @@ pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnAc
         .filter_map(|a| match (a.kind.as_str(), &a.path, &a.command, &a.name) {
             ("edit" | "write" | "delete", Some(path), _, _) => Some(edit(path, "Edit")),
             ("command", _, Some(command), _) => {
-                Some(run(command, "Bash", a.exit, Outcome::Unknown))
+                let mut step = run(command, "Bash", a.exit, Outcome::Unknown);
+                if let (Action::Command(ran), Some(output)) = (&mut step, &a.output) {
+                    ran.read_output(output);
+                }
+                Some(step)
             }
             ("tool", path, _, Some(name)) => match mcp::classify(name)? {
                 McpTool::Runs(_) => Some(run(name, name, a.exit, Outcome::Succeeded)),

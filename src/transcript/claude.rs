@@ -258,7 +258,7 @@ fn take_tool_results(record: &Value, turn: &mut Turn) {
                 turn.actions.plan.task_created_as(id, &task[..digits]);
             }
         }
-        let result = tool_result(is_error, text, turn.is_partial());
+        let result = tool_result(is_error, text, turn.is_partial()).with_output(text);
         turn.actions.result(id, result);
     }
 }

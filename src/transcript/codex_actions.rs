@@ -104,7 +104,8 @@ fn response_item(kind: &str, payload: &Value, turn: &mut Turn) {
         "function_call_output" | "custom_tool_call_output" => {
             if let Some(id) = call_id {
                 let output = output_text(payload.get("output"));
-                turn.actions.result(id, result_from_output(output));
+                turn.actions
+                    .result(id, result_from_output(output).with_output(output));
             }
         }
         _ => {}
@@ -253,7 +254,8 @@ fn event(kind: &str, payload: &Value, turn: &mut Turn) {
                         Some(code) => ToolResult::exited(code as i32),
                         None => status_result(text(item, "status")),
                     };
-                    turn.actions.result(id, result);
+                    let output = text(item, "aggregated_output").unwrap_or("");
+                    turn.actions.result(id, result.with_output(output));
                 }
                 Some("McpToolCall") => turn.actions.result(id, status_result(text(item, "status"))),
                 // A sub-agent seen to finish (`multi_agent` v1: a wait's
@@ -287,7 +289,9 @@ fn event(kind: &str, payload: &Value, turn: &mut Turn) {
                 text(payload, "call_id"),
                 payload.get("exit_code").and_then(Value::as_i64),
             ) {
-                turn.actions.result(id, ToolResult::exited(code as i32));
+                let output = text(payload, "aggregated_output").unwrap_or("");
+                let result = ToolResult::exited(code as i32).with_output(output);
+                turn.actions.result(id, result);
             }
         }
         "patch_apply_end" => {

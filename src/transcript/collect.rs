@@ -2,12 +2,14 @@
 //! in order as a [`TurnActions`].
 //!
 //! Reading backwards, a tool's result comes before the call that made it, so
-//! a result is kept (a few small fields, never the output) under its call id
-//! until the call is met. Every format's scanner feeds this type, so pairing,
+//! a result is kept (a few small fields and the end of its output, for a
+//! check's own summary: `actions::run_output`) under its call id until the
+//! call is met. Every format's scanner feeds this type, so pairing,
 //! de-duplication, caps and classification behave the same for every agent.
 
 use crate::actions::mcp::{self, McpTool};
 use crate::actions::plan::PlanWrites;
+use crate::actions::run_output;
 use crate::actions::{
     clip, Action, CommandRun, FileEdit, Outcome, TurnActions, MAX_ACTIONS, MAX_PATH_BYTES,
 };
@@ -26,6 +28,8 @@ pub(crate) struct ToolResult {
     pub exit_code: Option<i32>,
     /// Files the call changed, when the result lists them.
     pub paths: Vec<String>,
+    /// The end of the call's output ([`run_output::tail`]), when read.
+    pub output_tail: Option<String>,
 }
 
 impl ToolResult {
@@ -35,7 +39,17 @@ impl ToolResult {
             outcome,
             exit_code: None,
             paths: Vec::new(),
+            output_tail: None,
         }
+    }
+
+    /// `self` with the end of the call's `output` kept (an empty output
+    /// keeps nothing).
+    pub(crate) fn with_output(mut self, output: &str) -> ToolResult {
+        if !output.is_empty() {
+            self.output_tail = Some(run_output::tail(output).to_owned());
+        }
+        self
     }
 
     /// A result from an exit status: 0 succeeded, anything else failed.
@@ -48,6 +62,7 @@ impl ToolResult {
             },
             exit_code: Some(code),
             paths: Vec::new(),
+            output_tail: None,
         }
     }
 
@@ -64,6 +79,9 @@ impl ToolResult {
         }
         if self.paths.is_empty() {
             self.paths = other.paths;
+        }
+        if self.output_tail.is_none() {
+            self.output_tail = other.output_tail;
         }
     }
 }
@@ -150,12 +168,11 @@ impl ActionLog {
         let Some(result) = self.take_call(id, inline) else {
             return;
         };
-        self.push(Action::Command(CommandRun::new(
-            command,
-            tool,
-            result.outcome,
-            result.exit_code,
-        )));
+        let mut run = CommandRun::new(command, tool, result.outcome, result.exit_code);
+        if let Some(output) = &result.output_tail {
+            run.read_output(output);
+        }
+        self.push(Action::Command(run));
     }
 
     /// An edit-tool call on `paths` (the result's own list of changed files,

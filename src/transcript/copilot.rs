@@ -259,6 +259,9 @@ fn completion(data: &Value) -> ToolResult {
             None => ToolResult::of(Outcome::Unknown),
         }
     };
+    if let Some(content) = data.pointer("/result/content").and_then(Value::as_str) {
+        result = result.with_output(content);
+    }
     let edits = data.get("fileEdits").and_then(Value::as_array);
     result.paths = edits
         .into_iter()

@@ -122,8 +122,17 @@ fn call_result(call: &Value, partial: bool) -> Option<ToolResult> {
     Some(response_result(response, status, partial))
 }
 
-/// What a result says: its `error`, or the status line of its `output`.
+/// What a result says: its `error`, or the status line of its `output`; the
+/// end of the output kept.
 fn response_result(response: Option<&Value>, status: Option<&str>, partial: bool) -> ToolResult {
+    let output = response
+        .and_then(|r| r.get("output"))
+        .and_then(Value::as_str);
+    response_status(response, status, partial).with_output(output.unwrap_or(""))
+}
+
+/// How a result ended, by its `error` or the status lines of its `output`.
+fn response_status(response: Option<&Value>, status: Option<&str>, partial: bool) -> ToolResult {
     let field = |key: &str| response.and_then(|r| r.get(key)).and_then(Value::as_str);
     if let Some(error) = field("error") {
         let refused = error.starts_with("Tool execution blocked") || status == Some("cancelled");
@@ -176,7 +185,7 @@ mod tests {
         );
         assert_eq!(result(ok, None).outcome, Outcome::Succeeded);
         let failed = json!({"output": "<untrusted_context>\nOutput: boom\nExit Code: 3\nProcess Group PGID: 2\n</untrusted_context>"});
-        assert_eq!(result(failed, Some("success")), ToolResult::exited(3));
+        assert_eq!(result(failed, Some("success")).exit_code, Some(3));
         let killed = json!({"output": "Output: x\nSignal: 9\nProcess Group PGID: 3"});
         assert_eq!(result(killed, Some("success")).outcome, Outcome::Failed);
         let blocked = json!({"error": "Tool execution blocked: no pushes"});
