@@ -16,7 +16,8 @@ use crate::actions::{
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
-/// Results waiting for their call are kept up to this many.
+/// Results waiting for their call are kept up to this many (each with at
+/// most `run_output::TAIL_BYTES` of its output: 4 MB in all at worst).
 const MAX_PENDING_RESULTS: usize = 4 * MAX_ACTIONS;
 
 /// What a tool call's result says, in short.
