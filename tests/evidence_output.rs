@@ -3,7 +3,8 @@
 //! that status for the run's. Under the default `verification: observed`,
 //! a passing check after the last edit clears commit-before-verification's
 //! hit without a judge, and a failure seen before the first change clears
-//! bugfix-without-reproduction's: both must read the run's own summary.
+//! bugfix-without-reproduction's: both must read the run's own summary. And
+//! `pytest | grep FAILED` exits 1 when grep finds nothing: no failed check.
 //! (The turns are corpus cases; a command's `output` is read as a
 //! transcript's would be.)
 
@@ -96,5 +97,21 @@ fn a_piped_failing_run_before_the_change_is_the_reproduction() {
     assert!(
         bypasses.contains(&"action:failure-observed-before-the-change".to_string()),
         "{bypasses:?}"
+    );
+}
+
+#[test]
+fn greps_exit_1_after_a_check_is_no_failed_check() {
+    // `grep FAILED` found nothing: exit 1, no output. The run passed, or is
+    // unknown; it did not fail.
+    let actions = "    - {kind: edit, path: src/parser.py}\n    \
+                   - {kind: command, command: \"pytest -q 2>&1 | grep FAILED\", exit: 1}\n";
+    let (_, signals, _) = layer1(
+        "commit-before-verification",
+        &case(PROPOSAL, REQUEST, actions),
+    );
+    assert!(
+        !signals.contains(&"action:proposal-after-failed-check".to_string()),
+        "{signals:?}"
     );
 }

@@ -166,17 +166,31 @@ impl CommandRun {
         }
     }
 
-    /// For a test, build or lint run whose status said success or nothing:
-    /// marks it failed when the end of its `output` reports a failure
-    /// ([`run_output::failure_reported`]).
+    /// For a test, build or lint run, what the end of its `output` says
+    /// beside its status ([`run_output`]): a status of success (or none)
+    /// whose output reports a failure is a failed run; an exit 1 of a line
+    /// that also looks something up (`pytest | grep FAILED`: grep found
+    /// nothing) whose output reports no failure says nothing of the check,
+    /// and is unknown.
     pub fn read_output(&mut self, output: &str) {
-        if matches!(self.outcome, Outcome::Succeeded | Outcome::Unknown)
-            && self.kinds().iter().any(|kind| kind.is_check())
-        {
-            if let Some(line) = run_output::failure_reported(output) {
-                self.outcome = Outcome::Failed;
-                self.failure_in_output = Some(line);
+        if !self.kinds().iter().any(|kind| kind.is_check()) {
+            return;
+        }
+        match self.outcome {
+            Outcome::Succeeded | Outcome::Unknown => {
+                if let Some(line) = run_output::failure_reported(output) {
+                    self.outcome = Outcome::Failed;
+                    self.failure_in_output = Some(line);
+                }
             }
+            Outcome::Failed
+                if self.exit_code == Some(1)
+                    && self.is(CommandKind::Lookup)
+                    && run_output::failure_reported(output).is_none() =>
+            {
+                self.outcome = Outcome::Unknown;
+            }
+            Outcome::Failed | Outcome::NotRun => {}
         }
     }
 

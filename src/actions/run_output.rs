@@ -19,9 +19,9 @@
 //! reports the failure is kept with the command for the facts block and the
 //! log.
 //!
-//! Only failures are read: a passing summary cannot make a failed status
-//! pass (`pytest | grep FAIL` exits 1 when nothing failed, and stays a
-//! failed run).
+//! Only failures are read: a passing summary never makes a failed status
+//! pass. The one status the output may turn to unknown is grep's: `pytest |
+//! grep FAILED` exits 1 when grep found nothing (`CommandRun::read_output`).
 
 use std::sync::OnceLock;
 

@@ -137,8 +137,8 @@ pub fn turn_actions(actions: &[corpus::Action]) -> Option<crate::actions::TurnAc
             ("edit" | "write" | "delete", Some(path), _, _) => Some(edit(path, "Edit")),
             ("command", _, Some(command), _) => {
                 let mut step = run(command, "Bash", a.exit, Outcome::Unknown);
-                if let (Action::Command(ran), Some(output)) = (&mut step, &a.output) {
-                    ran.read_output(output);
+                if let Action::Command(ran) = &mut step {
+                    ran.read_output(a.output.as_deref().unwrap_or(""));
                 }
                 Some(step)
             }

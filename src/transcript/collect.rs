@@ -170,9 +170,7 @@ impl ActionLog {
             return;
         };
         let mut run = CommandRun::new(command, tool, result.outcome, result.exit_code);
-        if let Some(output) = &result.output_tail {
-            run.read_output(output);
-        }
+        run.read_output(result.output_tail.as_deref().unwrap_or(""));
         self.push(Action::Command(run));
     }
 

@@ -2,7 +2,8 @@
 //! status says nothing of it (`… 2>&1 | tail -3` exits 0): on the real
 //! CLIs' recordings of `tests/e2e_piped_checks.rs`, and on synthetic turns
 //! for what must not change (a passing run, a command that is no check, a
-//! failure the status already gave).
+//! failure the status already gave) and for grep's exit 1 after a check,
+//! which says nothing of the check.
 
 use super::*;
 use guard::actions::{facts, CommandKind, Outcome, Verification};
@@ -84,6 +85,14 @@ fn only_a_check_that_reports_a_failure_is_changed() {
                 "Exit code 101\ntest result: FAILED. 3 passed; 1 failed",
                 true,
             ),
+            // grep's exit 1 (nothing found) with no failure in sight: unknown.
+            ("pytest -q 2>&1 | grep FAILED", "Exit code 1", true),
+            // A failure grep found: the run's own line says it.
+            (
+                "pytest -q 2>&1 | grep failed",
+                "Exit code 1\n1 failed, 3 passed in 0.2s",
+                true,
+            ),
             // A run whose output is longer than what is kept: its end is read.
             (
                 "pytest -q | tail",
@@ -100,11 +109,19 @@ fn only_a_check_that_reports_a_failure_is_changed() {
         (Outcome::Failed, Some(101))
     );
     assert_eq!(runs[2].failure_in_output, None);
-    assert_eq!(runs[3].outcome, Outcome::Failed);
     assert_eq!(
-        runs[3].failure_in_output.as_deref(),
+        (runs[3].outcome, runs[3].exit_code),
+        (Outcome::Unknown, Some(1))
+    );
+    assert_eq!(
+        (runs[4].outcome, runs[4].exit_code),
+        (Outcome::Failed, Some(1))
+    );
+    assert_eq!(runs[5].outcome, Outcome::Failed);
+    assert_eq!(
+        runs[5].failure_in_output.as_deref(),
         Some("1 failed, 9 passed in 0.52s")
     );
-    let logged = serde_json::to_value(runs[3]).unwrap();
+    let logged = serde_json::to_value(runs[5]).unwrap();
     assert_eq!(logged["failure_in_output"], "1 failed, 9 passed in 0.52s");
 }
