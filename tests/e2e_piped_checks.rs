@@ -14,54 +14,15 @@
 mod e2e;
 
 use e2e::hooks;
-use e2e::stub::named_call;
-use e2e::{Agent, HookPoint, Sandbox, Turn};
+use e2e::{turns, Agent, HookPoint, Sandbox, Turn};
 use guard::actions::{facts, CommandKind, Outcome, Verification};
 use guard::transcript::{last_turn_with_stats, TranscriptFormat};
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use serde_json::json;
+use std::path::Path;
 
 const PASS_TEST: &str = "python3 -m unittest tests.test_ok";
 const PIPED_FAIL_TEST: &str = "python3 -m unittest tests.test_fail 2>&1 | tail -3";
 const ANSWER: &str = "E2E-PIPED: notes added, all tests pass.";
-
-/// A project with one passing and one failing test.
-fn write_project(work: &Path) {
-    let tests = work.join("tests");
-    std::fs::create_dir_all(&tests).unwrap();
-    std::fs::write(tests.join("__init__.py"), "").unwrap();
-    let case = |body: &str| {
-        format!(
-            "import unittest\n\nclass T(unittest.TestCase):\n    def test(self):\n        {body}\n"
-        )
-    };
-    std::fs::write(tests.join("test_ok.py"), case("self.assertTrue(True)")).unwrap();
-    std::fs::write(tests.join("test_fail.py"), case("self.fail('E2E failure')")).unwrap();
-}
-
-/// The agent's own edit call creating `notes.txt`.
-fn edit_call(sandbox: &Sandbox) -> Value {
-    let file = sandbox.work.join("notes.txt");
-    match sandbox.agent {
-        Agent::Claude => named_call("Write", json!({"file_path": file, "content": "notes\n"})),
-        Agent::Codex => json!(
-            "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\nEOF"
-        ),
-        Agent::Gemini => named_call("write_file", json!({"file_path": file, "content": "notes\n"})),
-        Agent::Copilot => named_call("create", json!({"path": file, "file_text": "notes\n"})),
-        Agent::Qwen | Agent::Droid => unreachable!("{:?} is not run here", sandbox.agent),
-    }
-}
-
-fn format_of(agent: Agent) -> TranscriptFormat {
-    match agent {
-        Agent::Claude => TranscriptFormat::ClaudeCode,
-        Agent::Codex => TranscriptFormat::Codex,
-        Agent::Gemini => TranscriptFormat::Gemini,
-        Agent::Copilot => TranscriptFormat::Copilot,
-        Agent::Qwen | Agent::Droid => unreachable!("{agent:?} is not run here"),
-    }
-}
 
 fn piped_failure_is_read_back(agent: Agent) {
     let Some(sandbox) = Sandbox::new(agent, "transcript-piped-check") else {
@@ -74,32 +35,23 @@ fn piped_failure_is_read_back(agent: Agent) {
             &json!({"permissions": {"allow": ["Bash", "Write", "Edit"]}}),
         );
     }
-    write_project(&sandbox.work);
+    turns::write_unittest_project(&sandbox.work);
     let stop = hooks::record(&sandbox.scripts, "stop");
     sandbox.add_hook(HookPoint::TurnEnd, &stop.command());
     let calls = [
-        edit_call(&sandbox),
+        turns::edit_call(&sandbox),
         json!(PASS_TEST),
         json!(PIPED_FAIL_TEST),
     ];
     sandbox.script(&[Turn::calls_then(&calls, ANSWER)]);
     let run = sandbox.run("Add notes and run the tests.");
     run.assert_success();
-    let payloads = stop.calls();
-    let transcript = payloads
-        .last()
-        .and_then(|p| {
-            p["transcript_path"]
-                .as_str()
-                .or(p["transcriptPath"].as_str())
-        })
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("no transcript_path in {payloads:?}\n{}", run.debug()));
-    check_turn(format_of(agent), &transcript, &run.debug());
+    let transcript = turns::last_transcript(&stop.calls(), &run);
+    check_turn(turns::transcript_format(agent), &transcript, &run.debug());
 }
 
 /// Reads the turn back from `transcript` and checks the piped run.
-pub fn check_turn(format: TranscriptFormat, transcript: &Path, debug: &str) {
+fn check_turn(format: TranscriptFormat, transcript: &Path, debug: &str) {
     let (turn, stats) =
         last_turn_with_stats(format, transcript, 4096).unwrap_or_else(|e| panic!("{e}\n{debug}"));
     eprintln!("e2e: transcript {} read: {stats:?}", transcript.display());

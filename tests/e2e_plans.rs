@@ -17,11 +17,10 @@ mod e2e;
 
 use e2e::hooks;
 use e2e::stub::named_call;
-use e2e::{Agent, HookPoint, Sandbox, Turn};
+use e2e::{turns, Agent, HookPoint, Sandbox, Turn};
 use guard::actions::plan::PlanStatus;
 use guard::transcript::{last_turn_with_stats, TranscriptFormat};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 
 const FIRST: &str = "Write the parser";
 const SECOND: &str = "Document the parser";
@@ -55,12 +54,7 @@ fn gemini_todo_list_is_read_back() {
     sandbox.script(&[Turn::calls_then(&plan_calls(), ANSWER)]);
     let run = sandbox.run("Write the parser, then document it.");
     run.assert_success();
-    let payloads = stop.calls();
-    let transcript = payloads
-        .last()
-        .and_then(|p| p["transcript_path"].as_str())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("no transcript_path in {payloads:?}\n{}", run.debug()));
+    let transcript = turns::last_transcript(&stop.calls(), &run);
     let (turn, _) = last_turn_with_stats(TranscriptFormat::Gemini, &transcript, 4096)
         .unwrap_or_else(|e| panic!("{e}\n{}", run.debug()));
     let context = format!("{:?}\n{}", turn.actions, run.debug());

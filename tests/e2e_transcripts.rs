@@ -11,12 +11,11 @@
 mod e2e;
 
 use e2e::hooks;
-use e2e::stub::named_call;
-use e2e::{Agent, HookPoint, Sandbox, Turn};
+use e2e::{turns, Agent, HookPoint, Sandbox, Turn};
 use guard::actions::{CommandKind, Outcome, Verification};
 use guard::transcript::{last_turn_with_stats, TranscriptFormat};
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use serde_json::json;
+use std::path::Path;
 
 const FAIL_TEST: &str = "python3 -m unittest tests.test_fail";
 const PASS_TEST: &str = "python3 -m unittest tests.test_ok";
@@ -27,16 +26,7 @@ const ANSWER: &str = "E2E-ACTIONS: notes added, tests pass, committed.";
 
 /// A project with one passing and one failing test, in a git repository.
 fn write_project(work: &Path, home: &Path) {
-    let tests = work.join("tests");
-    std::fs::create_dir_all(&tests).unwrap();
-    std::fs::write(tests.join("__init__.py"), "").unwrap();
-    let case = |body: &str| {
-        format!(
-            "import unittest\n\nclass T(unittest.TestCase):\n    def test(self):\n        {body}\n"
-        )
-    };
-    std::fs::write(tests.join("test_ok.py"), case("self.assertTrue(True)")).unwrap();
-    std::fs::write(tests.join("test_fail.py"), case("self.fail('E2E failure')")).unwrap();
+    turns::write_unittest_project(work);
     let git = |args: &[&str]| {
         let status = std::process::Command::new("git")
             .args(args)
@@ -80,32 +70,6 @@ fn refuse_pushes(sandbox: &Sandbox) {
     sandbox.add_hook(HookPoint::PreShell, &format!("'{}'", script.display()));
 }
 
-/// The agent's own edit call creating `notes.txt`.
-fn edit_call(sandbox: &Sandbox) -> Value {
-    let file = sandbox.work.join("notes.txt");
-    match sandbox.agent {
-        Agent::Claude => named_call("Write", json!({"file_path": file, "content": "notes\n"})),
-        // Codex 0.171 offers no patch tool to this model: it applies patches
-        // given to its shell tool.
-        Agent::Codex => json!(
-            "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\nEOF"
-        ),
-        Agent::Gemini => named_call("write_file", json!({"file_path": file, "content": "notes\n"})),
-        Agent::Copilot => named_call("create", json!({"path": file, "file_text": "notes\n"})),
-        Agent::Qwen | Agent::Droid => unreachable!("{:?} is not run here", sandbox.agent),
-    }
-}
-
-fn format_of(agent: Agent) -> TranscriptFormat {
-    match agent {
-        Agent::Claude => TranscriptFormat::ClaudeCode,
-        Agent::Codex => TranscriptFormat::Codex,
-        Agent::Gemini => TranscriptFormat::Gemini,
-        Agent::Copilot => TranscriptFormat::Copilot,
-        Agent::Qwen | Agent::Droid => unreachable!("{agent:?} is not run here"),
-    }
-}
-
 fn turn_actions_are_read_back(agent: Agent) {
     let Some(sandbox) = Sandbox::new(agent, "transcript-actions") else {
         return;
@@ -122,7 +86,7 @@ fn turn_actions_are_read_back(agent: Agent) {
     let stop = hooks::record(&sandbox.scripts, "stop");
     sandbox.add_hook(HookPoint::TurnEnd, &stop.command());
     let calls = [
-        edit_call(&sandbox),
+        turns::edit_call(&sandbox),
         json!(FAIL_TEST),
         json!(PASS_TEST),
         json!(COMMIT),
@@ -132,16 +96,7 @@ fn turn_actions_are_read_back(agent: Agent) {
     let run = sandbox.run("Add notes, test, commit and push.");
     run.assert_success();
 
-    let payloads = stop.calls();
-    let transcript = payloads
-        .last()
-        .and_then(|p| {
-            p["transcript_path"]
-                .as_str()
-                .or(p["transcriptPath"].as_str())
-        })
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("no transcript_path in {payloads:?}\n{}", run.debug()));
+    let transcript = turns::last_transcript(&stop.calls(), &run);
     // Claude Code and Gemini CLI record the exit status of failures only (a
     // success has no status line); Codex records both. Codex's
     // workspace-write sandbox keeps .git read-only: the commit runs and fails.
@@ -153,7 +108,12 @@ fn turn_actions_are_read_back(agent: Agent) {
             Outcome::Succeeded
         },
     };
-    check_turn(format_of(agent), &transcript, &expected, &run.debug());
+    check_turn(
+        turns::transcript_format(agent),
+        &transcript,
+        &expected,
+        &run.debug(),
+    );
 }
 
 /// How the CLIs differ on the same turn.

@@ -8,43 +8,24 @@
 //! (The turns are corpus cases; a command's `output` is read as a
 //! transcript's would be.)
 
-use guard::config::Mode;
-use guard::detector::load::{builtins, LoadedDetector};
-use guard::engine::Engine;
-use guard::event::Event;
-use guard::shell::ShellContext;
-use guard::verdict::Layer1;
+#[path = "evidence_support/mod.rs"]
+mod evidence_support;
 
-fn engine() -> Engine {
-    let detectors = (builtins().unwrap().into_iter())
-        .map(|spec| LoadedDetector {
-            spec,
-            mode: Mode::Enforce,
-        })
-        .collect();
-    Engine::new(detectors).unwrap()
-}
+use evidence_support::{corpus_event, layer1_of};
+use guard::event::Event;
+use guard::verdict::Layer1;
 
 /// The event of a corpus case with this text, request and actions (YAML
 /// list items, indented under `actions:`).
 fn case(text: &str, prompt: &str, actions: &str) -> Event {
-    let yaml = format!(
+    corpus_event(&format!(
         "- id: a\n  lang: en\n  prompt: {prompt:?}\n  text: {text:?}\n  actions:\n{actions}"
-    );
-    let cases = guard::eval::corpus::parse("t.yaml", &yaml).unwrap();
-    guard::eval::case_event(&cases[0], "claude-code")
+    ))
 }
 
 /// One detector's Layer-1 answer, its signals and bypasses.
 fn layer1(detector: &str, event: &Event) -> (Layer1, Vec<String>, Vec<String>) {
-    let engine = engine();
-    let config = guard::config::builtin(None);
-    let text = Engine::subject(event, &config);
-    let hits = engine.layer1(event, &text, &ShellContext::default());
-    let index = (engine.detectors())
-        .position(|d| d.spec.name == detector)
-        .unwrap();
-    let r = hits.into_iter().find(|r| r.index == index).unwrap();
+    let r = layer1_of(detector, event);
     (r.layer1, r.signals, r.bypasses)
 }
 

@@ -4,9 +4,11 @@
 //! question) or the user ended the session; the judge reads the list in
 //! guard's facts block.
 
-use guard::config::Mode;
-use guard::detector::load::{builtins, LoadedDetector};
-use guard::engine::{Engine, EvalOptions};
+#[path = "evidence_support/mod.rs"]
+mod evidence_support;
+
+use evidence_support::{corpus_event, engine, layer1_of};
+use guard::engine::EvalOptions;
 use guard::event::Event;
 use guard::shell::ShellContext;
 use guard::verdict::{JudgeOutcome, Layer1};
@@ -14,16 +16,6 @@ use std::time::{Duration, Instant};
 
 const SCOPE: &str = "scope-change";
 const RULE: &str = "action:todo-list-left-open";
-
-fn engine() -> Engine {
-    let detectors = (builtins().unwrap().into_iter())
-        .map(|spec| LoadedDetector {
-            spec,
-            mode: Mode::Enforce,
-        })
-        .collect();
-    Engine::new(detectors).unwrap()
-}
 
 /// The event of a corpus case with this text, request and todo list.
 fn case(text: &str, prompt: &str, statuses: [&str; 2]) -> Event {
@@ -34,21 +26,12 @@ fn case(text: &str, prompt: &str, statuses: [&str; 2]) -> Event {
          - {{kind: plan, items: [{{text: Paginate the API, status: {}}}, {{text: Document it in openapi.yaml, status: {}}}]}}\n",
         statuses[0], statuses[1]
     );
-    let cases = guard::eval::corpus::parse("t.yaml", &yaml).unwrap();
-    guard::eval::case_event(&cases[0], "claude-code")
+    corpus_event(&yaml)
 }
 
 /// Scope-change's Layer-1 answer and signals.
 fn scope_change(event: &Event) -> (Layer1, Vec<String>) {
-    let engine = engine();
-    let config = guard::config::builtin(None);
-    let text = Engine::subject(event, &config);
-    let hits = engine.layer1(event, &text, &ShellContext::default());
-    let index = engine
-        .detectors()
-        .position(|d| d.spec.name == SCOPE)
-        .unwrap();
-    let r = hits.into_iter().find(|r| r.index == index).unwrap();
+    let r = layer1_of(SCOPE, event);
     (r.layer1, r.signals)
 }
 

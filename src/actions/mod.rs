@@ -481,6 +481,19 @@ pub(crate) fn head(text: &str, max_bytes: usize) -> &str {
     &text[..end]
 }
 
+/// The longest suffix of `text` of at most `max_bytes` bytes that starts on
+/// a character boundary (also `engine::tail`).
+pub fn tail(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut start = text.len() - max_bytes;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
 /// [`head`], with `…` appended when something was cut.
 pub(crate) fn clip(text: &str, max_bytes: usize) -> String {
     let kept = head(text, max_bytes);

@@ -11,7 +11,7 @@
 //! whatever the pipe did.
 //!
 //! A transcript reader keeps the end of each tool result's output
-//! ([`tail`], [`TAIL_BYTES`]) until it meets the call; only when the call is
+//! (its last [`TAIL_BYTES`]) until it meets the call; only when the call is
 //! a test, build or lint command whose status said success (or nothing) is
 //! that end read ([`failure_reported`]): the lines that mention a failure or
 //! an error are matched against the runners' summary formats below (each
@@ -133,16 +133,6 @@ const FAILURE_SUMMARIES: &[Summary] = &[
     ),
 ];
 
-/// The last [`TAIL_BYTES`] of `output` (on a character boundary): where a
-/// runner's summary is.
-pub fn tail(output: &str) -> &str {
-    let mut start = output.len().saturating_sub(TAIL_BYTES);
-    while !output.is_char_boundary(start) {
-        start += 1;
-    }
-    &output[start..]
-}
-
 /// Whether a lowercased line says "fail" or "err", or carries eslint's or
 /// node's `✖`.
 fn mentions_failure(lower: &str) -> bool {
@@ -173,10 +163,10 @@ fn compile(pattern: &str) -> Result<regex::bytes::Regex, regex::Error> {
         .build()
 }
 
-/// The line of `output`'s end ([`tail`]) that reports a failed run, the
+/// The line of `output`'s end (its last [`TAIL_BYTES`]) that reports a failed run, the
 /// last one if several do, trimmed and cut to [`LINE_BYTES`].
 pub fn failure_reported(output: &str) -> Option<String> {
-    let tail = tail(output);
+    let tail = super::tail(output, TAIL_BYTES);
     // Lowercased in one pass: the same lines, searched with `str::contains`.
     let lower = tail.to_ascii_lowercase();
     let mut candidates = (tail.lines().rev().zip(lower.lines().rev()))
@@ -247,7 +237,10 @@ mod tests {
         );
         assert_eq!(failure_reported(&output), None);
         let long = format!("{}\nFAILED (failures=1)\n", "é".repeat(100_000));
-        assert_eq!(tail(&long).len(), TAIL_BYTES - 1);
+        assert_eq!(
+            crate::actions::tail(&long, TAIL_BYTES).len(),
+            TAIL_BYTES - 1
+        );
         assert_eq!(
             failure_reported(&long).as_deref(),
             Some("FAILED (failures=1)")

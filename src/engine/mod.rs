@@ -49,16 +49,7 @@ pub struct EvalOptions<'a> {
 }
 
 /// Keeps the last `max` bytes of `text`, cut at a character boundary.
-pub fn tail(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    &text[start..]
-}
+pub use crate::actions::tail;
 
 impl Engine {
     /// An engine over detectors read in full.

@@ -21,14 +21,7 @@ fn stash_path(state_dir: &Path, agent: &str, session: &str) -> PathBuf {
 }
 
 fn tail(text: &str) -> &str {
-    if text.len() <= MAX_STASHED_BYTES {
-        return text;
-    }
-    let mut start = text.len() - MAX_STASHED_BYTES;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    &text[start..]
+    crate::actions::tail(text, MAX_STASHED_BYTES)
 }
 
 /// Saves or fills in the event's text per the adapter's `text_stash`. Best

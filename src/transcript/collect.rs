@@ -11,7 +11,7 @@ use crate::actions::mcp::{self, McpTool};
 use crate::actions::plan::PlanWrites;
 use crate::actions::run_output;
 use crate::actions::{
-    clip, Action, CommandRun, FileEdit, Outcome, TurnActions, MAX_ACTIONS, MAX_PATH_BYTES,
+    clip, tail, Action, CommandRun, FileEdit, Outcome, TurnActions, MAX_ACTIONS, MAX_PATH_BYTES,
 };
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -29,7 +29,8 @@ pub(crate) struct ToolResult {
     pub exit_code: Option<i32>,
     /// Files the call changed, when the result lists them.
     pub paths: Vec<String>,
-    /// The end of the call's output ([`run_output::tail`]), when read.
+    /// The end of the call's output (its last [`run_output::TAIL_BYTES`]),
+    /// when read.
     pub output_tail: Option<String>,
 }
 
@@ -48,7 +49,7 @@ impl ToolResult {
     /// keeps nothing).
     pub(crate) fn with_output(mut self, output: &str) -> ToolResult {
         if !output.is_empty() {
-            self.output_tail = Some(run_output::tail(output).to_owned());
+            self.output_tail = Some(tail(output, run_output::TAIL_BYTES).to_owned());
         }
         self
     }

@@ -15,7 +15,8 @@
 //! - [`stub`]: writing scripts for the stub and reading what the model was sent;
 //! - [`hooks`]: tiny shell hooks (block once, deny) that record their stdin;
 //! - [`capture`]: each CLI's payloads and transcript, against the fixtures of its pinned version;
-//! - [`guard`]: guard itself wired into the CLI, its config, judge and decision log.
+//! - [`guard`]: guard itself wired into the CLI, its config, judge and decision log;
+//! - [`turns`]: pieces of the scripted turns the transcript tests share.
 //!
 //! `GUARD_E2E=skip` skips these tests on purpose; otherwise a missing CLI fails
 //! with instructions.
@@ -28,6 +29,7 @@ pub mod hooks;
 pub mod jail;
 pub mod sandbox;
 pub mod stub;
+pub mod turns;
 
 pub use agent::Agent;
 pub use sandbox::{HookPoint, Run, Sandbox};
