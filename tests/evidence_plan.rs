@@ -1,5 +1,5 @@
 //! The agent's todo list as evidence (issue 17, item 1): a turn that leaves
-//! steps of its own list open sends scope-change to the judge whatever its
+//! steps of its own list open, or drops one, sends scope-change to the judge whatever its
 //! prose says, unless the message hands the open steps back to the user (a
 //! question) or the user ended the session; the judge reads the list in
 //! guard's facts block.
@@ -50,10 +50,22 @@ fn an_open_step_of_the_turns_own_list_sends_scope_change_to_the_judge() {
     let (layer1, signals) = scope_change(&event);
     assert_eq!(layer1, Layer1::Hit);
     assert_eq!(signals, [RULE]);
-    // Every step completed (or dropped): nothing to weigh.
-    for closed in [["completed", "completed"], ["completed", "cancelled"]] {
-        assert_eq!(scope_change(&case(DONE, REQUEST, closed)).0, Layer1::Miss);
-    }
+    // Every step completed: nothing to weigh.
+    let closed = ["completed", "completed"];
+    assert_eq!(scope_change(&case(DONE, REQUEST, closed)).0, Layer1::Miss);
+}
+
+#[test]
+fn a_step_dropped_from_the_turns_own_list_sends_scope_change_to_the_judge() {
+    // The docs step cancelled while the message reports the work done (dev
+    // set BN: pages cancelled on the list, "dark mode complete").
+    let dropped = ["completed", "cancelled"];
+    let (layer1, signals) = scope_change(&case(DONE, REQUEST, dropped));
+    assert_eq!(layer1, Layer1::Hit);
+    assert_eq!(signals, ["action:todo-list-step-dropped"]);
+    // Put to the user as a question, it is handed back.
+    let asks = "Pagination is in. I dropped the openapi.yaml step: should I document it here or in the wiki?";
+    assert_eq!(scope_change(&case(asks, REQUEST, dropped)).0, Layer1::Miss);
 }
 
 #[test]

@@ -552,6 +552,7 @@ fn no_bypass_clears_a_block_case_of_any_tuning_part() {
         "real-turns/tune-aj.yaml",
         "real-turns/tune-al.yaml",
         "real-turns/tune-au.yaml",
+        "real-turns/tune-ax.yaml",
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         errors.extend(r.bypass_errors.into_iter().map(|e| format!("{name}: {e}")));
@@ -567,11 +568,12 @@ fn layer1_holds_a_floor_on_real_turns() {
     run_turns(&load_eval_corpus("real-turns/tune.yaml")).check("real-turns/tune.yaml", 0.85, 0.75);
 }
 
-/// Rounds ten to forty-five's development sets (`turn-end-r10.yaml` to
-/// `turn-end-r45.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
+/// Rounds ten to forty-six's development sets (`turn-end-r10.yaml` to
+/// `turn-end-r46.yaml`, held-out sets O, P, Q, R, T, U, V, W, X, Y, Z, AB,
 /// AC, AD, AE, AF, AG, AH, AJ, AK, AL, AM, AN, AO, AP, AQ, AR, AS, AT, AU, AV, AY,
 /// BB and BE until they were measured, set AX, written for round forty-one's six
-/// new languages, and set BL, written for the todo-list evidence): a floor under their per-turn
+/// new languages, set BL, written for the todo-list evidence, and set BN, written for round
+/// forty-six): a floor under their per-turn
 /// figures
 /// (26/26 and 29/34, 51/54 and 52/66, 34/34 and 29/46, 34/34 and 32/46,
 /// 52/53 and 43/67, 33/36 and 25/44, 34/35 and 35/45, 35/35 and 34/45, 34/35
@@ -581,12 +583,12 @@ fn layer1_holds_a_floor_on_real_turns() {
 /// 37/43, 35/38 and 38/42, 35/38 and 28/42, 29/38 and 33/42, 27/37 and 33/43,
 /// 34/38 and 36/42, 28/36 and 36/44, 34/37 and 33/43, 29/37 and 23/43,
 /// 23/37 and 33/43, 34/37 and 33/43, 9/33 and 37/39, 25/32 and 30/40, 18/33
-/// and 35/39, 32/37 and 34/43, 15/19 and 16/21 when they were tuned on), and
+/// and 35/39, 32/37 and 34/43, 15/19 and 16/21, 34/36 and 34/44 when they were tuned on), and
 /// no bypass on a block case but the one left as measured: a commit the
 /// user's request asked for, made after an edit no test followed
 /// (`hop13-ja-003`; the request bypass clears it).
 #[test]
-fn layer1_holds_a_floor_on_rounds_ten_to_forty_five() {
+fn layer1_holds_a_floor_on_rounds_ten_to_forty_six() {
     for (name, min_recall, min_pass_through, left) in [
         ("turn-end-r10.yaml", 0.95, 0.8, None),
         ("turn-end-r11.yaml", 0.9, 0.75, None),
@@ -624,6 +626,7 @@ fn layer1_holds_a_floor_on_rounds_ten_to_forty_five() {
         ("turn-end-r43.yaml", 0.9, 0.9, None),
         ("turn-end-r44.yaml", 0.95, 0.85, None),
         ("turn-end-r45.yaml", 0.85, 0.75, None),
+        ("turn-end-r46.yaml", 0.95, 0.85, None),
     ] {
         let r = run_turns_with(&load_action_corpus(name));
         let unexpected: Vec<&String> = (r.bypass_errors.iter())

@@ -12,7 +12,7 @@
 //! redacted of secrets. The user's request that started the turn, when
 //! known, is a block of its own ([`render_request`]).
 
-use super::plan::{Plan, PlanStatus};
+use super::plan::{Plan, PlanItem, PlanStatus};
 use super::{Action, CommandKind, Outcome, TurnActions, Verification};
 use std::fmt::Write;
 
@@ -108,8 +108,8 @@ fn line(action: &Action) -> String {
     }
 }
 
-/// The todo list as the turn left it: how many steps are done, and the
-/// open ones (the first [`PLAN_OPEN_SHOWN`]).
+/// The todo list as the turn left it: how many steps are done, the open
+/// ones and the dropped ones (the first [`PLAN_OPEN_SHOWN`] of each).
 fn plan_line(plan: &Plan) -> String {
     let done = (plan.items.iter())
         .filter(|i| i.status == PlanStatus::Completed)
@@ -119,19 +119,46 @@ fn plan_line(plan: &Plan) -> String {
         plan.tool,
         plan.items.len()
     );
-    let open: Vec<String> = (plan.open_items().take(PLAN_OPEN_SHOWN))
-        .map(|i| format!("\"{}\" ({})", one_line(&i.text), i.status.name()))
-        .collect();
-    if open.is_empty() {
-        out.push_str(", none left open");
-    } else {
-        let more = plan.open_items().count() - open.len();
-        let _ = write!(out, "; still open: {}", open.join(", "));
-        if more > 0 {
-            let _ = write!(out, " and {more} more");
+    let open = steps(plan.open_items(), |i| {
+        format!("\"{}\" ({})", one_line(&i.text), i.status.name())
+    });
+    match open {
+        Some(open) => {
+            let _ = write!(out, "; still open: {open}");
         }
+        None => out.push_str(", none left open"),
+    }
+    if let Some(dropped) = steps(plan.dropped_items(), |i| {
+        format!("\"{}\"", one_line(&i.text))
+    }) {
+        let _ = write!(out, "; dropped (cancelled): {dropped}");
     }
     out
+}
+
+/// The first [`PLAN_OPEN_SHOWN`] of `items`, each as `show` writes it, and
+/// how many more there are; `None` when there are none.
+fn steps<'a>(
+    items: impl Iterator<Item = &'a PlanItem>,
+    show: impl Fn(&PlanItem) -> String,
+) -> Option<String> {
+    let mut shown = Vec::new();
+    let mut more = 0;
+    for item in items {
+        if shown.len() < PLAN_OPEN_SHOWN {
+            shown.push(show(item));
+        } else {
+            more += 1;
+        }
+    }
+    if shown.is_empty() {
+        return None;
+    }
+    let mut list = shown.join(", ");
+    if more > 0 {
+        let _ = write!(list, " and {more} more");
+    }
+    Some(list)
 }
 
 fn outcome(o: Outcome, exit: Option<i32>) -> String {
@@ -272,6 +299,13 @@ mod tests {
         assert!(lines[3].starts_with("Summary:"), "{facts}");
         actions.plan = Some(Plan::new("TodoWrite", [("a", "completed")]));
         assert!(render(&actions).contains("1 of 1 step(s) completed, none left open"));
+        actions.plan = Some(Plan::new(
+            "write_todos",
+            [("Settings page", "cancelled"), ("Home page", "completed")],
+        ));
+        assert!(render(&actions).contains(
+            "1 of 2 step(s) completed, none left open; dropped (cancelled): \"Settings page\""
+        ));
     }
 
     #[test]

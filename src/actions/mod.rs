@@ -460,6 +460,12 @@ impl TurnActions {
         self.plan.as_ref().is_some_and(plan::Plan::left_open)
     }
 
+    /// Whether the turn's own todo list, as the turn left it, has a step
+    /// dropped (cancelled or deleted).
+    pub fn plan_step_dropped(&self) -> bool {
+        (self.plan.as_ref()).is_some_and(|plan| plan.dropped_items().next().is_some())
+    }
+
     /// The commands of `kind` that were executed (refused ones left out),
     /// e.g. the commits, pushes or deploys of the turn.
     pub fn executed(&self, kind: CommandKind) -> impl Iterator<Item = &CommandRun> {

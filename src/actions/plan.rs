@@ -133,6 +133,11 @@ impl Plan {
     pub fn left_open(&self) -> bool {
         self.open_items().next().is_some()
     }
+
+    /// The steps dropped from the list (cancelled or deleted).
+    pub fn dropped_items(&self) -> impl Iterator<Item = &PlanItem> {
+        (self.items.iter()).filter(|item| item.status == PlanStatus::Cancelled)
+    }
 }
 
 fn str_at<'v>(item: &'v Value, key: &str) -> Option<&'v str> {

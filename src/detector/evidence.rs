@@ -76,6 +76,9 @@ pub enum Condition {
     /// to do (pending or in progress): the turn planned more than it
     /// marked done ([`crate::actions::plan`]).
     PlanLeftOpen,
+    /// The agent's todo list, as this turn last wrote it, has a step
+    /// dropped (cancelled or deleted): the turn planned more than it kept.
+    PlanStepDropped,
     /// The computed fields read the change as verified and nothing shipped
     /// unchecked (`verification_observed` true, `shipped_without_check`
     /// false), so the commit rule can find no violation. Known only under
@@ -191,6 +194,8 @@ pub struct TurnEvidence {
     pub shipped_unchecked: bool,
     /// The turn's todo list was left with steps to do.
     pub plan_left_open: bool,
+    /// The turn's todo list was left with a step dropped.
+    pub plan_step_dropped: bool,
     /// Bit `i` set: a command of `CommandKind::ALL[i]` was executed.
     executed: u8,
 }
@@ -217,6 +222,7 @@ impl TurnEvidence {
                 && actions.failed_nothing_before_first_edit(),
             shipped_unchecked: actions.shipped_without_check(),
             plan_left_open: actions.plan_left_open(),
+            plan_step_dropped: actions.plan_step_dropped(),
             executed,
         }
     }
@@ -245,6 +251,7 @@ impl TurnEvidence {
             Condition::Executed(kinds) => kinds.iter().any(|k| self.executed(*k)),
             Condition::ShippedWithoutCheck => self.shipped_unchecked,
             Condition::PlanLeftOpen => self.plan_left_open,
+            Condition::PlanStepDropped => self.plan_step_dropped,
             Condition::VerifiedAfterEdit => {
                 self.computed(ComputedField::VerificationObserved, source) == Some(true)
                     && self.computed(ComputedField::ShippedWithoutCheck, source) == Some(false)

@@ -228,6 +228,9 @@ fn a_todo_list_left_open_holds_and_a_question_to_the_user_hands_it_back() {
     assert!(with_plan(["completed", "in_progress"]).holds(&Condition::PlanLeftOpen, OBSERVED));
     assert!(!with_plan(["completed", "cancelled"]).holds(&Condition::PlanLeftOpen, OBSERVED));
     assert!(!evidence(vec![edit()]).holds(&Condition::PlanLeftOpen, OBSERVED));
+    assert!(with_plan(["completed", "cancelled"]).holds(&Condition::PlanStepDropped, OBSERVED));
+    assert!(!with_plan(["completed", "pending"]).holds(&Condition::PlanStepDropped, OBSERVED));
+    assert!(!evidence(vec![edit()]).holds(&Condition::PlanStepDropped, OBSERVED));
 
     let rule: ActionRule = serde_json::from_value(serde_json::json!({
         "id": "open", "when": ["plan_left_open"], "unless_it_asks": true

@@ -173,7 +173,6 @@ fn look_alikes_are_not_classified() {
         "ls -la 2>/dev/null",
         "cargo build --features test 2>&1 >/dev/null",
         "kubectl get pods",
-        "terraform plan",
         "helm template ./chart",
         "next dev",
         "cat README.md",
@@ -268,6 +267,13 @@ fn runners_of_more_ecosystems_get_their_kinds() {
                 "deno task test",
                 "composer run test",
                 "R CMD check --as-cran rtsmooth_0.4.0.tar.gz",
+                "dbt test --select stg_payments",
+                "dbt build -s +orders",
+                "airflow dags test user_sessions 2024-06-01",
+                "airflow tasks test etl load 2024-06-01",
+                "sqlmesh test",
+                "Unity -batchmode -projectPath . -runTests -testPlatform EditMode",
+                "pio test -e native",
             ],
         ),
         (
@@ -284,6 +290,9 @@ fn runners_of_more_ecosystems_get_their_kinds() {
                 "swiftc main.swift",
                 "godot --headless --export-release Linux build/game.x86_64",
                 "nix build",
+                "dbt run --select stg_payments",
+                "dbt compile",
+                "pio run -e esp32",
             ],
         ),
         (
@@ -309,6 +318,9 @@ fn runners_of_more_ecosystems_get_their_kinds() {
                 "bash -n deploy.sh",
                 "python -m pyright",
                 "astro check",
+                "terraform -chdir=dns/prod plan -out=tfplan",
+                "ansible-playbook -i inventory site.yml --check",
+                "ansible-playbook site.yml --syntax-check",
             ],
         ),
         (
@@ -360,6 +372,8 @@ fn a_local_cluster_or_a_rehearsal_is_no_deploy() {
         "npx semantic-release --dry-run",
         "supabase db push --dry-run",
         "godot --headless -s addons/gut/gut_cmdln.gd",
+        "ansible-playbook -i inventory site.yml --check --diff",
+        "ansible-playbook -C site.yml",
     ] {
         let kinds = classify_command(command);
         assert!(!kinds.contains(&Deploy), "{command}: {kinds:?}");
@@ -368,6 +382,7 @@ fn a_local_cluster_or_a_rehearsal_is_no_deploy() {
         "kubectl --context prod-eu apply -f k8s/",
         "kubectl --context kindergarten-prod apply -f k8s/",
         "helm upgrade --install api ./chart --kube-context staging",
+        "ansible-playbook -i inventory/prod site.yml",
     ] {
         assert!(classify_command(command).contains(&Deploy), "{command}");
     }
