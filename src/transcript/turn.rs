@@ -138,26 +138,13 @@ impl TurnText {
         let mut pieces = self.newest_first;
         pieces.reverse();
         let joined = pieces.join("\n\n");
-        let kept = keep_last_bytes(&joined, max_bytes);
+        let kept = crate::actions::tail(&joined, max_bytes);
         if kept.is_empty() {
             None
         } else {
             Some(kept.to_owned())
         }
     }
-}
-
-/// The longest suffix of `text` that is at most `max_bytes` long and starts
-/// on a character boundary.
-pub(crate) fn keep_last_bytes(text: &str, max_bytes: usize) -> &str {
-    if text.len() <= max_bytes {
-        return text;
-    }
-    let mut start = text.len() - max_bytes;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    &text[start..]
 }
 
 #[cfg(test)]
@@ -168,12 +155,12 @@ mod tests {
     fn keeps_the_end_at_a_char_boundary() {
         // Each of these characters is 3 bytes in UTF-8.
         let text = "提案です";
-        assert_eq!(keep_last_bytes(text, 6), "です");
-        assert_eq!(keep_last_bytes(text, 7), "です");
-        assert_eq!(keep_last_bytes(text, 8), "です");
-        assert_eq!(keep_last_bytes(text, 9), "案です");
-        assert_eq!(keep_last_bytes(text, 2), "");
-        assert_eq!(keep_last_bytes(text, 100), text);
+        assert_eq!(crate::actions::tail(text, 6), "です");
+        assert_eq!(crate::actions::tail(text, 7), "です");
+        assert_eq!(crate::actions::tail(text, 8), "です");
+        assert_eq!(crate::actions::tail(text, 9), "案です");
+        assert_eq!(crate::actions::tail(text, 2), "");
+        assert_eq!(crate::actions::tail(text, 100), text);
     }
 
     #[test]
